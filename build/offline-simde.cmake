@@ -1,0 +1,1 @@
+set(FETCHCONTENT_SOURCE_DIR_SIMDE "/usr/include" CACHE PATH "")

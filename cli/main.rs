@@ -1,0 +1,169 @@
+//! `paseo`: the command line of the plugin engine. For now a throwaway host for trying plugins:
+//! `paseo hook run` dispatches one hook through real plugins, `paseo plugin inspect` shows what a
+//! plugin registers.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use paseo_plugin_runtime::{HostOptions, LogEntry, OpenContext, PluginHost, PluginStatus};
+use serde_json::{json, Value};
+
+const USAGE: &str = "\
+usage:
+  paseo hook run --plugin DIR [--plugin DIR ...] [--timeout-ms N] HOOK [INPUT]
+      Loads the plugins into a throwaway host, dispatches HOOK once and prints
+      {\"ok\":true,\"output\":...} or {\"ok\":false,\"error\":\"...\"} (exit 1).
+      INPUT is JSON, @FILE or - (stdin); for request hooks it is the request.
+      Plugin log lines go to stderr as [<plugin-id>] <line>.
+  paseo plugin inspect DIR [--json]
+      Loads a plugin and prints what it registered, or its load error.
+";
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("PASEO_LOG"))
+        .with_writer(std::io::stderr)
+        .init();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["hook", "run", rest @ ..] => runtime.block_on(hook_run(rest)),
+        ["plugin", "inspect", rest @ ..] => runtime.block_on(plugin_inspect(rest)),
+        ["help" | "--help" | "-h"] | [] => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        _ => Err(format!("unknown command: {}\n{USAGE}", args.join(" "))),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("paseo: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn stderr_logs() -> HostOptions {
+    HostOptions {
+        log_listener: Some(Arc::new(|id: &str, entry: &LogEntry| eprintln!("[{id}] {}", entry.message))),
+        ..HostOptions::default()
+    }
+}
+
+fn read_input(arg: Option<&str>) -> Result<Value, String> {
+    let text = match arg {
+        None => return Ok(json!({})),
+        Some("-") => {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).map_err(|e| format!("cannot read stdin: {e}"))?;
+            s
+        }
+        Some(a) if a.starts_with('@') => std::fs::read_to_string(&a[1..]).map_err(|e| format!("cannot read {}: {e}", &a[1..]))?,
+        Some(a) => a.to_string(),
+    };
+    serde_json::from_str(&text).map_err(|e| format!("INPUT is not valid JSON: {e}"))
+}
+
+fn print_outcome(outcome: Result<Value, String>) -> ExitCode {
+    match outcome {
+        Ok(output) => {
+            println!("{}", json!({ "ok": true, "output": output }));
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            println!("{}", json!({ "ok": false, "error": error }));
+            ExitCode::from(1)
+        }
+    }
+}
+
+async fn hook_run(args: &[&str]) -> Result<ExitCode, String> {
+    let mut plugins = Vec::new();
+    let mut options = stderr_logs();
+    let mut positional = Vec::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match *arg {
+            "--plugin" => plugins.push(PathBuf::from(it.next().ok_or("--plugin needs a directory")?)),
+            "--timeout-ms" => {
+                let ms: u64 = it.next().and_then(|s| s.parse().ok()).ok_or("--timeout-ms needs a number")?;
+                options.limits.hook_timeout = Duration::from_millis(ms);
+            }
+            other => positional.push(other),
+        }
+    }
+    let (hook, input) = match positional.as_slice() {
+        [hook] => (*hook, None),
+        [hook, input] => (*hook, Some(*input)),
+        _ => return Err(format!("hook run needs HOOK [INPUT]\n{USAGE}")),
+    };
+    let mut input = read_input(input)?;
+    let spec = paseo_plugin_runtime::hooks::catalogue().get(hook);
+    // The INPUT of a request hook is the request; `{ "request": … }` is accepted too.
+    if let Some(spec) = spec {
+        if spec.returns_request && !(input.as_object().is_some_and(|o| o.len() == 1 && o.contains_key("request"))) {
+            input = json!({ "request": input });
+        }
+    }
+    let host = PluginHost::new(options);
+    for dir in &plugins {
+        if let Err(e) = host.load(dir).await {
+            host.shutdown().await;
+            return Ok(print_outcome(Err(e)));
+        }
+    }
+    let payload = match spec {
+        Some(spec) if spec.returns_request => input["request"].take(),
+        _ => input,
+    };
+    let outcome = host.run_hook(hook, payload, &OpenContext::default()).await.map_err(|e| e.to_string());
+    host.shutdown().await;
+    Ok(print_outcome(outcome))
+}
+
+async fn plugin_inspect(args: &[&str]) -> Result<ExitCode, String> {
+    let as_json = args.contains(&"--json");
+    let dir = args.iter().find(|a| !a.starts_with("--")).ok_or(format!("plugin inspect needs DIR\n{USAGE}"))?;
+    let host = PluginHost::new(stderr_logs());
+    let loaded = host.load(std::path::Path::new(dir)).await;
+    let info = match &loaded {
+        Ok(id) => host.plugin(id),
+        Err(_) => host.plugins().into_iter().next(),
+    };
+    host.shutdown().await;
+    let Some(info) = info else {
+        let error = loaded.err().unwrap_or_default();
+        if as_json {
+            println!("{}", json!({ "ok": false, "error": error }));
+        } else {
+            println!("error: {error}");
+        }
+        return Ok(ExitCode::from(1));
+    };
+    let failed = info.status == PluginStatus::Failed;
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&info).unwrap());
+    } else {
+        println!("plugin   {}", info.id);
+        println!("dir      {}", info.directory.display());
+        println!("status   {}", serde_json::to_value(info.status).unwrap().as_str().unwrap());
+        if let Some(e) = &info.error {
+            println!("error    {e}");
+        }
+        println!("hooks");
+        for h in &info.registrations.hooks {
+            if h.registered_as == h.hook {
+                println!("  {:<26} server.{}", h.hook, h.via);
+            } else {
+                println!("  {:<26} server.{}(\"{}\")", h.hook, h.via, h.registered_as);
+            }
+        }
+        println!("rpc      {}", info.registrations.rpc.join(", "));
+        println!("settings {}", info.registrations.settings.join(", "));
+    }
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

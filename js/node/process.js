@@ -1,0 +1,66 @@
+// `process` (global and `node:process`): the daemon's environment as the plugin inherits it.
+import { core, ops, unsupported } from "paseo:internal/core";
+import { EventEmitter } from "node:events";
+
+const info = ops.op_process_info();
+
+function hrtime(previous) {
+  const ns = BigInt(Math.round(ops.op_timer_now() * 1e6));
+  const now = [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
+  if (!previous) return now;
+  let s = now[0] - previous[0], n = now[1] - previous[1];
+  if (n < 0) { s -= 1; n += 1e9; }
+  return [s, n];
+}
+hrtime.bigint = () => BigInt(Math.round(ops.op_timer_now() * 1e6));
+
+const process = new EventEmitter();
+Object.assign(process, {
+  env: { ...info.env },
+  argv: [info.execPath, "index.server.ts"],
+  argv0: "paseo",
+  execArgv: [],
+  execPath: info.execPath,
+  pid: info.pid,
+  ppid: info.ppid,
+  platform: "linux",
+  arch: ({ x86_64: "x64", aarch64: "arm64" })[ops.op_os_info().arch] ?? ops.op_os_info().arch,
+  version: "v20.0.0",
+  versions: { node: "20.0.0", paseo: "0.14.0" },
+  release: { name: "node" },
+  title: "paseo",
+  exitCode: undefined,
+  cwd: () => ops.op_process_cwd(),
+  chdir: unsupported("process.chdir"),
+  nextTick: (fn, ...args) => queueMicrotask(() => fn(...args)),
+  hrtime,
+  uptime: () => ops.op_timer_now() / 1000,
+  memoryUsage: Object.assign(() => { const [rss] = ops.op_process_memory(); return { rss, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 }; }, { rss: () => ops.op_process_memory()[0] }),
+  cpuUsage: () => ({ user: 0, system: 0 }),
+  emitWarning: (warning) => console.warn(`Warning: ${warning?.message ?? warning}`),
+  getuid: () => ops.op_os_info().uid,
+  getgid: () => ops.op_os_info().gid,
+  umask: () => 0o22,
+  // A plugin cannot end the daemon.
+  exit: (code) => { throw new Error(`process.exit(${code ?? ""}) is not allowed in a Paseo plugin`); },
+  abort: () => { throw new Error("process.abort() is not allowed in a Paseo plugin"); },
+  kill: unsupported("process.kill"),
+  getBuiltinModule(id) {
+    const name = String(id).replace(/^node:/, "");
+    try {
+      const ns = core.ops.op_import_sync(`node:${name}`);
+      return "default" in ns ? ns.default : ns;
+    } catch (e) {
+      if (/not supported/.test(e.message)) throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not supported by the Paseo plugin host yet`);
+      return undefined;
+    }
+  },
+  stdout: { write: (s) => { console.log(String(s).replace(/\n$/, "")); return true; }, isTTY: false },
+  stderr: { write: (s) => { console.error(String(s).replace(/\n$/, "")); return true; }, isTTY: false },
+  features: {},
+  config: { variables: {} },
+});
+
+export default process;
+export const { env, argv, execPath, pid, ppid, platform, arch, version, versions, cwd, nextTick, exit, getBuiltinModule, stdout, stderr, memoryUsage, emitWarning } = process;
+export { hrtime };

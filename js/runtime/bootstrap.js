@@ -1,0 +1,63 @@
+// Installs the globals a plugin sees (web platform + Node's), then the host. Runs before any
+// plugin module; hides the engine's own `Deno` namespace afterwards.
+import { core } from "paseo:internal/core";
+import { console } from "paseo:internal/console";
+import * as timers from "paseo:internal/timers";
+import { Event, EventTarget, CustomEvent, DOMException, AbortController, AbortSignal } from "paseo:internal/web/events";
+import { TextEncoder, TextDecoder, atob, btoa } from "paseo:internal/web/encoding";
+import { URL, URLSearchParams } from "paseo:internal/web/url";
+import { Buffer } from "node:buffer";
+import process from "node:process";
+import { ops } from "paseo:internal/core";
+
+function define(name, value) {
+  Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+}
+
+const timeOrigin = Date.now() - core.ops.op_timer_now();
+const performance = {
+  now: () => core.ops.op_timer_now(),
+  timeOrigin,
+  mark() {}, measure() {}, clearMarks() {}, clearMeasures() {},
+  toJSON: () => ({ timeOrigin }),
+};
+
+const crypto = {
+  getRandomValues(array) {
+    if (!ArrayBuffer.isView(array) || array instanceof Float32Array || array instanceof Float64Array) {
+      throw new TypeError("The data argument must be an integer-type TypedArray");
+    }
+    if (array.byteLength > 65536) throw new DOMException(`The ArrayBufferView's byte length (${array.byteLength}) exceeds the number of bytes of entropy available via this API (65536)`, "QuotaExceededError");
+    ops.op_crypto_fill_random(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+    return array;
+  },
+  randomUUID() {
+    const b = crypto.getRandomValues(new Uint8Array(16));
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  },
+};
+
+async function fetch(input) {
+  const url = typeof input === "string" ? input : input?.url ?? String(input);
+  throw new TypeError(`fetch(${JSON.stringify(url)}) failed: fetch is not supported by the Paseo plugin host yet`);
+}
+
+define("console", console);
+for (const name of ["setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate"]) {
+  define(name, timers[name]);
+}
+define("structuredClone", (value, options) => core.structuredClone(value, options?.transfer));
+for (const [name, value] of Object.entries({
+  Event, EventTarget, CustomEvent, DOMException, AbortController, AbortSignal,
+  TextEncoder, TextDecoder, atob, btoa, URL, URLSearchParams, Buffer, process,
+  performance, crypto, fetch, global: globalThis,
+})) {
+  define(name, value);
+}
+
+await import("paseo:internal/host");
+delete globalThis.Deno;
+delete globalThis.__bootstrap;

@@ -1,0 +1,222 @@
+// The plugin side of the host: the `server` object handed to `contribute(server)`, hook
+// registration (both API generations), and the one entry point through which the engine
+// invokes plugin code (`invoke`), whose outcome always comes back through op_host_settle.
+import { ops } from "paseo:internal/core";
+import { TOOL } from "paseo:internal/tools";
+import { createPaseoApi } from "paseo:internal/paseo";
+
+const CATALOGUE = JSON.parse(ops.op_hook_catalogue());
+const byName = new Map(CATALOGUE.map((h) => [h.name, h]));
+const legacyNames = { on: new Map(), before: new Map() };
+for (const h of CATALOGUE) if (h.legacy) legacyNames[h.legacy.method].set(h.legacy.name, h);
+
+const info = JSON.parse(ops.op_host_plugin_info());
+const registrations = []; // { hook, fn, via, as }
+const rpcMethods = new Map();
+const settingsIds = [];
+const invocations = new Map(); // id -> AbortController
+let cleanup = null;
+let stopped = false;
+let warnedDeprecated = false;
+
+const message = (e) => (e instanceof Error ? e.message : typeof e === "string" ? e : String(e));
+
+function reportRegistrations() {
+  ops.op_host_registrations(JSON.stringify({
+    hooks: registrations.map((r) => ({ hook: r.hook, via: r.via, as: r.as })),
+    rpc: [...rpcMethods.keys()].sort(),
+    settings: settingsIds,
+  }));
+}
+
+function register(hook, fn, via, as) {
+  if (typeof fn !== "function") {
+    throw new TypeError(`server.${via}("${as}") requires a handler function`);
+  }
+  // Handlers form a set per hook: registering the same function twice counts once.
+  const existing = registrations.find((r) => r.hook === hook.name && r.fn === fn);
+  const entry = existing ?? { hook: hook.name, fn, via, as };
+  if (!existing && !stopped) {
+    registrations.push(entry);
+    reportRegistrations();
+  }
+  // Removers are bound to their entry, so a stale remover never removes a newer registration.
+  return () => {
+    const i = registrations.indexOf(entry);
+    if (i >= 0) {
+      registrations.splice(i, 1);
+      reportRegistrations();
+    }
+  };
+}
+
+function warnDeprecated(method, name, hook) {
+  if (warnedDeprecated) return;
+  warnedDeprecated = true;
+  ops.op_host_log(1, `[paseo] server.on and server.before are deprecated and will be removed after 2027-04-30; use server.addHook("${hook.name}") instead of server.${method}("${name}")`);
+}
+
+function notSupported(member) {
+  return () => { throw new Error(`server.${member} is not supported by this Paseo plugin host yet`); };
+}
+
+const paseo = createPaseoApi();
+
+const server = {
+  addHook(name, handler) {
+    const hook = byName.get(name);
+    if (!hook) {
+      const renamed = legacyNames.on.get(name) ?? legacyNames.before.get(name);
+      throw new Error(`Unknown hook: ${name}` + (renamed ? ` (server.addHook takes the new names: use "${renamed.name}")` : ""));
+    }
+    return register(hook, handler, "addHook", name);
+  },
+  on(name, handler) {
+    const hook = legacyNames.on.get(name);
+    if (!hook) throw new Error(`Unknown lifecycle event: ${name}`);
+    warnDeprecated("on", name, hook);
+    return register(hook, handler, "on", name);
+  },
+  before(name, handler) {
+    const hook = legacyNames.before.get(name);
+    if (!hook) throw new Error(`Unknown before hook: ${name}`);
+    warnDeprecated("before", name, hook);
+    return register(hook, handler, "before", name);
+  },
+  handle(contract, handler) {
+    const name = typeof contract?.name === "string" ? contract.name.trim() : String(contract?.name);
+    if (typeof handler !== "function") throw new Error(`Plugin RPC ${name} must provide a handler`);
+    if (!/^[a-z][a-z0-9._-]*$/.test(name)) throw new Error(`Invalid plugin RPC method: ${name}`);
+    if (rpcMethods.has(name)) throw new Error(`Duplicate plugin RPC method: ${name}`);
+    rpcMethods.set(name, { contract, handler });
+    reportRegistrations();
+  },
+  registerSettings(definition) {
+    const id = definition?.id;
+    if (settingsIds.includes(id)) throw new Error(`Duplicate settings: ${id}`);
+    settingsIds.push(id);
+    reportRegistrations();
+    const unavailable = () => Promise.reject(new Error("Plugin settings storage is not supported by this Paseo plugin host yet"));
+    return { read: unavailable, update: unavailable, subscribe: () => () => {} };
+  },
+  registerProvider: notSupported("registerProvider"),
+  addForgeServerProvider: notSupported("addForgeServerProvider"),
+  registerUsageSource: notSupported("registerUsageSource"),
+  presence: () => Promise.reject(new Error("server.presence is not supported by this Paseo plugin host yet")),
+  secrets: Object.freeze(Object.fromEntries(["get", "has", "keys", "set", "delete"].map((m) => [
+    m, () => Promise.reject(new Error(`server.secrets.${m} is not supported by this Paseo plugin host yet`)),
+  ]))),
+  paseo,
+  pluginId: info.id,
+};
+Object.freeze(server);
+
+// Copies a payload so handlers never share objects with the host or each other. Tool
+// definitions carry functions and zod schemas, so they are kept by reference.
+function detach(value) {
+  if (value === null || typeof value !== "object") return value;
+  if (value[TOOL]) return value;
+  if (Array.isArray(value)) return value.map(detach);
+  const proto = Object.getPrototypeOf(value);
+  if (proto === Object.prototype || proto === null) {
+    const out = {};
+    for (const key of Object.keys(value)) out[key] = detach(value[key]);
+    return out;
+  }
+  return structuredClone(value);
+}
+
+// The wire form sent to Rust: tool definitions become their metadata.
+const toWire = (value) => JSON.stringify(value, (_key, v) => (v !== null && typeof v === "object" && v[TOOL] ? v[TOOL].metadata : v));
+
+function checkResult(hook, previous, result) {
+  const checked = JSON.parse(ops.op_hook_check(hook.name, toWire(previous), toWire(result)));
+  // Keep live tool definitions (the wire form holds only their metadata).
+  for (const key of Object.keys(checked)) {
+    if (Array.isArray(result?.[key]) && result[key].some((t) => t?.[TOOL])) checked[key] = result[key].slice();
+  }
+  return checked;
+}
+
+async function runHook(hook, input, signal) {
+  const context = { paseo, signal };
+  const handlers = registrations.filter((r) => r.hook === hook.name).map((r) => r.fn);
+  if (hook.returnsRequest) {
+    let request = input.request;
+    for (const fn of handlers) {
+      signal.throwIfAborted();
+      const result = await fn({ request: detach(request) }, context);
+      if (result !== undefined) request = checkResult(hook, request, result);
+    }
+    return toWire(request);
+  }
+  for (const fn of handlers) {
+    if (hook.waiting) {
+      signal.throwIfAborted();
+      await fn(detach(input), context);
+    } else {
+      if (signal.aborted) break;
+      try {
+        await fn(detach(input), context);
+      } catch (e) {
+        ops.op_host_log(1, `Lifecycle hook ${hook.name} failed: ${message(e)}`);
+      }
+    }
+  }
+  return "null";
+}
+
+async function load(entryUrl) {
+  const ns = await import(entryUrl);
+  const contribute = ns.default;
+  if (typeof contribute !== "function") throw new Error("Plugin server bundle must default export a function");
+  const result = contribute(server);
+  if (typeof result !== "function") {
+    result?.then?.(() => {}, () => {});
+    throw new Error("Plugin contribution must return a cleanup function");
+  }
+  cleanup = result;
+  reportRegistrations();
+  return "null";
+}
+
+async function stop() {
+  stopped = true;
+  for (const controller of invocations.values()) controller.abort(new Error(`Plugin stopped: ${info.id}`));
+  registrations.length = 0;
+  reportRegistrations();
+  if (cleanup) {
+    try {
+      await cleanup();
+    } catch (e) {
+      ops.op_host_log(1, `Plugin cleanup failed: ${message(e)}`);
+    }
+  }
+  return "null";
+}
+
+/** Starts invocation `id`; its outcome is reported through op_host_settle. */
+function invoke(id, kind, name) {
+  const controller = new AbortController();
+  invocations.set(id, controller);
+  let work;
+  try {
+    if (kind === "hook") work = runHook(byName.get(name), JSON.parse(ops.op_host_input(id)), controller.signal);
+    else if (kind === "load") work = load(name);
+    else work = stop();
+  } catch (e) {
+    work = Promise.reject(e);
+  }
+  work.then(
+    (payload) => { invocations.delete(id); ops.op_host_settle(id, true, payload); },
+    (e) => { invocations.delete(id); ops.op_host_settle(id, false, message(e)); },
+  );
+}
+
+/** Aborts the signal of an invocation the engine gave up on (deadline passed). */
+function abort(id, reason) {
+  invocations.get(id)?.abort(new Error(reason));
+  invocations.delete(id);
+}
+
+Object.defineProperty(globalThis, Symbol.for("paseo.host"), { value: Object.freeze({ invoke, abort }) });

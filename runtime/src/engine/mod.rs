@@ -1,0 +1,422 @@
+//! One plugin = one thread that owns one `JsRuntime` (an actor). The host talks to it only
+//! through `Isolate::call`; every entry into plugin JS (load, hooks, cleanup, timers and
+//! promise continuations) goes through `Actor::enter`, which applies the CPU deadline, and the
+//! heap cap is enforced by the near-heap-limit callback.
+
+pub mod host_js;
+pub mod modules;
+mod ops;
+pub mod transpile;
+mod watchdog;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::future::Future;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use deno_core::{JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::host::logs::{LogTail, Stream};
+pub use ops::Registrations;
+use watchdog::Watchdog;
+
+/// Per-plugin limits. Defaults follow Paseo's host: 30 s per hook invocation and for
+/// initialisation; the heap cap is ours (Node has none per plugin).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Heap cap of the plugin's isolate, in bytes.
+    pub heap_bytes: usize,
+    /// Deadline of one hook invocation (all of one plugin's handlers for one event).
+    pub hook_timeout: Duration,
+    /// Deadline of evaluating the plugin's modules and `contribute(server)`.
+    pub load_timeout: Duration,
+    /// Deadline of the plugin's cleanup function on unload.
+    pub stop_timeout: Duration,
+}
+
+pub const DEFAULT_HEAP_BYTES: usize = 128 * 1024 * 1024;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            heap_bytes: DEFAULT_HEAP_BYTES,
+            hook_timeout: Duration::from_secs(30),
+            load_timeout: Duration::from_secs(30),
+            stop_timeout: Duration::from_secs(2),
+        }
+    }
+}
+
+/// What the isolate knows about its plugin, shared with the host.
+pub struct PluginShared {
+    pub id: String,
+    pub dir: PathBuf,
+    pub logs: Arc<LogTail>,
+    pub registrations: Mutex<Registrations>,
+    /// Set once the isolate is gone for good (heap cap, panic, engine failure), with the reason.
+    pub fatal: Mutex<Option<String>>,
+}
+
+/// Why a call into the plugin did not produce a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallError {
+    /// The plugin's code threw or rejected; the message only.
+    Failed(String),
+    /// The deadline passed; the invocation's signal was aborted.
+    TimedOut,
+    /// The isolate is gone (unloaded, crashed, heap cap); the reason.
+    Stopped(String),
+}
+
+pub enum CallKind {
+    Load { entry: ModuleSpecifier },
+    Hook { hook: String, input: String },
+    Stop,
+}
+
+struct Call {
+    kind: CallKind,
+    timeout: Duration,
+    reply: oneshot::Sender<Result<String, CallError>>,
+}
+
+/// The host's handle on a plugin isolate. Dropping it stops the actor.
+pub struct Isolate {
+    tx: mpsc::UnboundedSender<Call>,
+    pub shared: Arc<PluginShared>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+pub struct IsolateConfig {
+    pub shared: Arc<PluginShared>,
+    pub host_js_dir: PathBuf,
+    pub limits: Limits,
+}
+
+impl Isolate {
+    pub fn spawn(config: IsolateConfig) -> Isolate {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let shared = config.shared.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("plugin:{}", shared.id))
+            .spawn(move || {
+                let shared = config.shared.clone();
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .expect("plugin thread runtime")
+                        .block_on(actor_main(config, rx))
+                }));
+                if let Err(panic) = result {
+                    let reason = panic
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_else(|| "unknown panic".into());
+                    let reason = format!("Plugin {} crashed: {reason}", shared.id);
+                    shared.logs.write(Stream::Stderr, &format!("[paseo] {reason}"));
+                    shared.fatal.lock().unwrap().get_or_insert(reason);
+                }
+            })
+            .expect("spawn plugin thread");
+        Isolate { tx, shared, thread: Some(thread) }
+    }
+
+    /// Sends one call to the isolate and waits for its outcome.
+    pub async fn call(&self, kind: CallKind, timeout: Duration) -> Result<String, CallError> {
+        let (reply, rx) = oneshot::channel();
+        if self.tx.send(Call { kind, timeout, reply }).is_err() {
+            return Err(CallError::Stopped(self.stopped_reason()));
+        }
+        rx.await.unwrap_or_else(|_| Err(CallError::Stopped(self.stopped_reason())))
+    }
+
+    fn stopped_reason(&self) -> String {
+        self.shared.fatal.lock().unwrap().clone().unwrap_or_else(|| format!("Plugin stopped: {}", self.shared.id))
+    }
+
+    pub fn is_alive(&self) -> bool {
+        !self.tx.is_closed()
+    }
+
+    /// Waits for the actor thread to end (after `CallKind::Stop` or a fatal error).
+    pub fn join(mut self) {
+        let thread = self.thread.take();
+        drop(self);
+        if let Some(t) = thread {
+            let _ = t.join();
+        }
+    }
+}
+
+pub(crate) struct Pending {
+    reply: oneshot::Sender<Result<String, CallError>>,
+    deadline: Instant,
+    stop: bool,
+}
+
+/// The state ops reach through `OpState`.
+pub(crate) struct ActorState {
+    pub shared: Arc<PluginShared>,
+    pub inputs: HashMap<u32, String>,
+    pub pending: HashMap<u32, Pending>,
+    pub stop_settled: bool,
+}
+
+struct Actor {
+    js: JsRuntime,
+    watchdog: Watchdog,
+    heap_exceeded: Arc<AtomicBool>,
+    state: Rc<std::cell::RefCell<deno_core::OpState>>,
+    limits: Limits,
+    next_id: u32,
+    shared: Arc<PluginShared>,
+    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+enum Exit {
+    Closed,
+    Fatal(String),
+}
+
+async fn actor_main(config: IsolateConfig, mut rx: mpsc::UnboundedReceiver<Call>) {
+    let shared = config.shared.clone();
+    let exit = match Actor::new(config).await {
+        Ok(mut actor) => {
+            let exit = actor.run(&mut rx).await;
+            actor.fail_pending(&exit);
+            exit
+        }
+        Err(e) => Exit::Fatal(e),
+    };
+    if let Exit::Fatal(reason) = &exit {
+        shared.fatal.lock().unwrap().get_or_insert(reason.clone());
+    }
+    let reason = match exit {
+        Exit::Fatal(r) => r,
+        Exit::Closed => format!("Plugin stopped: {}", shared.id),
+    };
+    rx.close();
+    while let Ok(call) = rx.try_recv() {
+        let _ = call.reply.send(Err(CallError::Stopped(reason.clone())));
+    }
+}
+
+impl Actor {
+    async fn new(config: IsolateConfig) -> Result<Actor, String> {
+        let shared = config.shared;
+        let loader = Rc::new(modules::PluginModuleLoader::new(shared.dir.clone(), config.host_js_dir));
+        let heap = config.limits.heap_bytes;
+        let mut js = JsRuntime::try_new(RuntimeOptions {
+            module_loader: Some(loader.clone()),
+            extensions: vec![ops::paseo_host::init(), crate::node::paseo_node::init()],
+            create_params: Some(deno_core::v8::CreateParams::default().heap_limits(0, heap)),
+            ..Default::default()
+        })
+        .map_err(|e| format!("Plugin {} could not start its engine: {e}", shared.id))?;
+        let handle = js.v8_isolate().thread_safe_handle();
+        let heap_exceeded = Arc::new(AtomicBool::new(false));
+        {
+            let flag = heap_exceeded.clone();
+            let handle = handle.clone();
+            js.add_near_heap_limit_callback(move |current, _initial| {
+                flag.store(true, Ordering::SeqCst);
+                handle.terminate_execution();
+                // Just enough room to unwind the terminated script.
+                current + current / 8
+            });
+        }
+        let state = js.op_state();
+        state.borrow_mut().put(ActorState {
+            shared: shared.clone(),
+            inputs: HashMap::new(),
+            pending: HashMap::new(),
+            stop_settled: false,
+        });
+        state.borrow_mut().put(loader);
+        let watchdog = Watchdog::start(&format!("plugin:{}", shared.id), handle);
+        let mut actor = Actor {
+            js,
+            watchdog,
+            heap_exceeded,
+            state,
+            limits: config.limits,
+            next_id: 0,
+            shared,
+            timer: Box::pin(tokio::time::sleep(Duration::from_secs(3600))),
+        };
+        actor.bootstrap().await?;
+        Ok(actor)
+    }
+
+    /// Installs the globals and the host module before any plugin code runs.
+    async fn bootstrap(&mut self) -> Result<(), String> {
+        let url = ModuleSpecifier::parse("paseo:internal/bootstrap").unwrap();
+        let deadline = Instant::now() + self.limits.load_timeout;
+        self.watchdog.arm(deadline);
+        let result = async {
+            let id = self.js.load_side_es_module(&url).await?;
+            let eval = self.js.mod_evaluate(id);
+            self.js.run_event_loop(Default::default()).await?;
+            eval.await
+        }
+        .await;
+        self.watchdog.disarm();
+        result.map_err(|e| format!("Plugin {} could not start its engine: {e}", self.shared.id))
+    }
+
+    async fn run(&mut self, rx: &mut mpsc::UnboundedReceiver<Call>) -> Exit {
+        std::future::poll_fn(|cx| {
+            loop {
+                match rx.poll_recv(cx) {
+                    Poll::Ready(Some(call)) => {
+                        if let Err(exit) = self.start(call) {
+                            return Poll::Ready(exit);
+                        }
+                    }
+                    Poll::Ready(None) => return Poll::Ready(Exit::Closed),
+                    Poll::Pending => break,
+                }
+            }
+            if let Err(exit) = self.expire_due() {
+                return Poll::Ready(exit);
+            }
+            let deadline = self.entry_deadline();
+            self.watchdog.arm(deadline);
+            let polled = self.js.poll_event_loop(cx, PollEventLoopOptions::default());
+            let fired = self.watchdog.disarm();
+            if let Err(exit) = self.after_entry(fired, polled.map(|r| r.err().map(|e| e.to_string()))) {
+                return Poll::Ready(exit);
+            }
+            if std::mem::take(&mut self.state.borrow_mut().borrow_mut::<ActorState>().stop_settled) {
+                return Poll::Ready(Exit::Closed);
+            }
+            // Wake at the next invocation deadline.
+            if let Some(next) = self.next_deadline() {
+                self.timer.as_mut().reset(tokio::time::Instant::from_std(next));
+                if self.timer.as_mut().poll(cx).is_ready() {
+                    cx.waker().wake_by_ref();
+                }
+            }
+            Poll::Pending
+        })
+        .await
+    }
+
+    fn next_deadline(&self) -> Option<Instant> {
+        self.state.borrow().borrow::<ActorState>().pending.values().map(|p| p.deadline).min()
+    }
+
+    /// The latest moment the JS entry about to start may run until.
+    fn entry_deadline(&self) -> Instant {
+        let budget = Instant::now() + self.limits.hook_timeout;
+        self.next_deadline().map_or(budget, |d| d.min(budget))
+    }
+
+    /// Handles what a JS entry left behind: heap exhaustion is fatal; a deadline termination
+    /// is cancelled so that the isolate serves the next call.
+    fn after_entry(&mut self, fired: bool, result: Poll<Option<String>>) -> Result<(), Exit> {
+        if self.heap_exceeded.load(Ordering::SeqCst) {
+            let reason = format!(
+                "Plugin {} exceeded its heap limit of {} MiB and was stopped",
+                self.shared.id,
+                self.limits.heap_bytes / (1024 * 1024)
+            );
+            self.shared.logs.write(Stream::Stderr, &format!("[paseo] {reason}"));
+            return Err(Exit::Fatal(reason));
+        }
+        if fired || self.js.v8_isolate().is_execution_terminating() {
+            self.js.v8_isolate().cancel_terminate_execution();
+            self.shared.logs.write(
+                Stream::Stderr,
+                "[paseo] Plugin code ran past its deadline and was terminated",
+            );
+            return self.expire_due();
+        }
+        if let Poll::Ready(Some(error)) = result {
+            // An uncaught exception or rejection outside any invocation (e.g. in a timer).
+            self.shared.logs.write(Stream::Stderr, &format!("[paseo] Uncaught error: {error}"));
+        }
+        Ok(())
+    }
+
+    fn start(&mut self, call: Call) -> Result<(), Exit> {
+        self.next_id = self.next_id.wrapping_add(1);
+        let id = self.next_id;
+        let (kind, name) = match &call.kind {
+            CallKind::Load { entry } => ("load", entry.to_string()),
+            CallKind::Hook { hook, .. } => ("hook", hook.clone()),
+            CallKind::Stop => ("stop", String::new()),
+        };
+        let deadline = Instant::now() + call.timeout;
+        {
+            let mut op_state = self.state.borrow_mut();
+            let st = op_state.borrow_mut::<ActorState>();
+            if let CallKind::Hook { input, .. } = call.kind {
+                st.inputs.insert(id, input);
+            }
+            st.pending.insert(id, Pending { reply: call.reply, deadline, stop: kind == "stop" });
+        }
+        let script = format!(
+            "globalThis[Symbol.for('paseo.host')].invoke({id}, \"{kind}\", {})",
+            serde_json::to_string(&name).unwrap()
+        );
+        self.enter(script)
+    }
+
+    /// Runs a short host script inside the deadline of the earliest pending invocation.
+    fn enter(&mut self, script: String) -> Result<(), Exit> {
+        self.watchdog.arm(self.entry_deadline());
+        let result = self.js.execute_script("paseo:host", script);
+        let fired = self.watchdog.disarm();
+        self.after_entry(fired, Poll::Ready(result.err().map(|e| e.to_string())))
+    }
+
+    /// Fails invocations whose deadline has passed and aborts their signals.
+    fn expire_due(&mut self) -> Result<(), Exit> {
+        let now = Instant::now();
+        let expired: Vec<(u32, Pending)> = {
+            let mut op_state = self.state.borrow_mut();
+            let st = op_state.borrow_mut::<ActorState>();
+            let ids: Vec<u32> = st.pending.iter().filter(|(_, p)| p.deadline <= now).map(|(id, _)| *id).collect();
+            ids.into_iter()
+                .filter_map(|id| {
+                    st.inputs.remove(&id);
+                    st.pending.remove(&id).map(|p| (id, p))
+                })
+                .collect()
+        };
+        let mut stop_expired = false;
+        for (id, pending) in expired {
+            stop_expired |= pending.stop;
+            let _ = pending.reply.send(Err(CallError::TimedOut));
+            self.enter(format!(
+                "globalThis[Symbol.for('paseo.host')].abort({id}, \"The operation timed out\")"
+            ))?;
+        }
+        if stop_expired {
+            return Err(Exit::Closed);
+        }
+        Ok(())
+    }
+
+    fn fail_pending(&mut self, exit: &Exit) {
+        let reason = match exit {
+            Exit::Fatal(r) => r.clone(),
+            Exit::Closed => format!("Plugin stopped: {}", self.shared.id),
+        };
+        let pending: Vec<Pending> = {
+            let mut op_state = self.state.borrow_mut();
+            op_state.borrow_mut::<ActorState>().pending.drain().map(|(_, p)| p).collect()
+        };
+        for p in pending {
+            let _ = p.reply.send(Err(CallError::Stopped(reason.clone())));
+        }
+    }
+}

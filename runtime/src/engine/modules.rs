@@ -1,0 +1,342 @@
+//! The ES module loader of a plugin isolate: resolution (relative with TypeScript's extension
+//! rules, `node:` builtins, host modules, `zod`, the plugin's `node_modules` through
+//! `oxc_resolver`), the plugin folder rules, transpiling, JSON, and CommonJS facades.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use deno_core::{
+    ModuleLoadOptions, ModuleLoadReferrer, ModuleLoadResponse, ModuleLoader, ModuleSource,
+    ModuleSourceCode, ModuleSpecifier, ModuleType, RequestedModuleType, ResolutionKind,
+};
+use deno_error::JsErrorBox;
+use oxc_resolver::{ResolveOptions, Resolver};
+
+use super::host_js;
+use super::transpile;
+
+/// Node builtins this host implements, by bare name.
+pub const NODE_BUILTINS: &[&str] = &[
+    "path", "path/posix", "os", "fs", "fs/promises", "util", "events", "buffer", "url", "timers",
+    "timers/promises", "process", "module",
+];
+
+/// Node builtins that exist in Node but not (yet) here: importing one fails with a clear error.
+const NODE_UNSUPPORTED: &[&str] = &[
+    "assert", "assert/strict", "async_hooks", "child_process", "cluster", "console", "constants",
+    "crypto", "dgram", "diagnostics_channel", "dns", "dns/promises", "domain", "http", "http2",
+    "https", "inspector", "net", "perf_hooks", "punycode", "querystring", "readline",
+    "readline/promises", "repl", "sqlite", "stream", "stream/promises", "stream/web",
+    "string_decoder", "sys", "test", "tls", "trace_events", "tty", "util/types", "v8", "vm",
+    "wasi", "worker_threads", "zlib",
+];
+
+/// Specifiers that belong to the app (client) side of a plugin.
+const CLIENT_ONLY_SDK: &[&str] = &[
+    "@getpaseo/plugin/client",
+    "@getpaseo/plugin/client/react-native",
+    "@getpaseo/plugin/client/ui",
+    "@getpaseo/plugin/react-native",
+    "@getpaseo/plugin/ui",
+];
+
+/// Client-only libraries that a shared module may import; the server side gets an empty module,
+/// as Paseo's bundler stubs them.
+const CLIENT_STUBS: &[&str] = &["react", "react-native", "@tanstack/react-query", "react/jsx-runtime"];
+
+fn is_node_builtin(name: &str) -> bool {
+    NODE_BUILTINS.contains(&name) || NODE_UNSUPPORTED.contains(&name)
+}
+
+/// Host modules (`@getpaseo/plugin*`) by specifier → internal URL.
+fn host_module_url(specifier: &str) -> Option<&'static str> {
+    Some(match specifier {
+        "@getpaseo/plugin" => "paseo:plugin",
+        "@getpaseo/plugin/server" => "paseo:plugin/server",
+        "@getpaseo/plugin/server/provider" | "@getpaseo/plugin/provider" => "paseo:unsupported/server/provider",
+        "@getpaseo/plugin/server/acp" | "@getpaseo/plugin/acp" => "paseo:unsupported/server/acp",
+        "@getpaseo/plugin/server/forge-toolkit" => "paseo:unsupported/server/forge-toolkit",
+        "@getpaseo/plugin/server/usage" => "paseo:unsupported/server/usage",
+        _ => return None,
+    })
+}
+
+pub struct PluginModuleLoader {
+    plugin_dir: PathBuf,
+    host_js_dir: PathBuf,
+    esm: Resolver,
+    cjs: Resolver,
+    source_maps: RefCell<HashMap<String, Arc<[u8]>>>,
+}
+
+fn resolve_options(conditions: &[&str]) -> ResolveOptions {
+    ResolveOptions {
+        condition_names: conditions.iter().map(|s| s.to_string()).collect(),
+        extensions: [".ts", ".tsx", ".mts", ".js", ".jsx", ".mjs", ".cjs", ".cts", ".json"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        // TypeScript's rule: `./x.js` may name `./x.ts`.
+        extension_alias: vec![
+            (".js".into(), vec![".ts".into(), ".tsx".into(), ".js".into()]),
+            (".jsx".into(), vec![".tsx".into(), ".jsx".into()]),
+            (".mjs".into(), vec![".mts".into(), ".mjs".into()]),
+            (".cjs".into(), vec![".cts".into(), ".cjs".into()]),
+        ],
+        main_fields: vec!["module".into(), "main".into()],
+        module_type: true,
+        ..ResolveOptions::default()
+    }
+}
+
+impl PluginModuleLoader {
+    pub fn new(plugin_dir: PathBuf, host_js_dir: PathBuf) -> Self {
+        let esm = Resolver::new(resolve_options(&["import", "node", "default"]));
+        let cjs = esm.clone_with_options(ResolveOptions {
+            main_fields: vec!["main".into()],
+            ..resolve_options(&["require", "node", "default"])
+        });
+        PluginModuleLoader { plugin_dir, host_js_dir, esm, cjs, source_maps: Default::default() }
+    }
+
+    /// Resolves a specifier the way both `import` (esm = true) and `require` do.
+    pub fn resolve_specifier(&self, specifier: &str, referrer: &str, esm: bool) -> Result<ModuleSpecifier, String> {
+        let bare = specifier.strip_prefix("node:");
+        if let Some(name) = bare.or(Some(specifier)).filter(|n| is_node_builtin(n)) {
+            return Ok(ModuleSpecifier::parse(&format!("node:{name}")).unwrap());
+        }
+        if let Some(name) = bare {
+            return Err(format!("Unknown Node built-in module: node:{name}"));
+        }
+        if specifier.starts_with("paseo:") {
+            // Internal modules are reachable only from host code.
+            // (The engine loads the bootstrap with a non-URL referrer.)
+            if referrer.starts_with("paseo:") || referrer.starts_with("node:") || ModuleSpecifier::parse(referrer).is_err() {
+                return Ok(ModuleSpecifier::parse(specifier).unwrap());
+            }
+            return Err(format!("Cannot find module '{specifier}'"));
+        }
+        if let Some(url) = host_module_url(specifier) {
+            return Ok(ModuleSpecifier::parse(url).unwrap());
+        }
+        if specifier == "@getpaseo/plugin/client/host" {
+            return Err(format!("{specifier} is private to the app host"));
+        }
+        if CLIENT_ONLY_SDK.contains(&specifier) {
+            return Err(format!("{specifier} is available only in plugin client code"));
+        }
+        if CLIENT_STUBS.contains(&specifier) {
+            return Ok(ModuleSpecifier::parse(&format!("paseo:client-stub/{specifier}")).unwrap());
+        }
+        if specifier == "@paseo/plugin" || specifier.starts_with("@paseo/plugin/") {
+            return Err(format!(
+                "{specifier} is the pre-0.8 SDK scope and was removed; import @getpaseo/plugin instead"
+            ));
+        }
+        // The host provides zod (v4); a plugin's own copy is never used.
+        let from_dir = if specifier == "zod" || specifier.starts_with("zod/") {
+            self.host_js_dir.clone()
+        } else if let Ok(url) = ModuleSpecifier::parse(referrer) {
+            match url.to_file_path() {
+                Ok(p) => p.parent().map(Path::to_path_buf).unwrap_or_default(),
+                Err(_) => self.plugin_dir.clone(),
+            }
+        } else {
+            self.plugin_dir.clone()
+        };
+        if let Ok(url) = ModuleSpecifier::parse(specifier) {
+            if url.scheme() == "file" {
+                return Ok(url);
+            }
+        }
+        let resolver = if esm { &self.esm } else { &self.cjs };
+        let resolution = resolver.resolve(&from_dir, specifier).map_err(|e| {
+            let from = referrer.strip_prefix("file://").unwrap_or(referrer);
+            match e {
+                oxc_resolver::ResolveError::NotFound(_) => {
+                    format!("Cannot find module '{specifier}' imported from {from}")
+                }
+                other => format!("Cannot resolve '{specifier}' imported from {from}: {other}"),
+            }
+        })?;
+        ModuleSpecifier::from_file_path(resolution.path())
+            .map_err(|_| format!("Cannot resolve '{specifier}': not a file path"))
+    }
+
+    /// Whether a JavaScript file outside the plugin's own sources is CommonJS (Node's rules).
+    pub fn is_commonjs(&self, path: &Path) -> bool {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("cjs" | "cts") => true,
+            Some("mjs" | "mts" | "ts" | "tsx" | "jsx" | "json") => false,
+            _ => {
+                if !path.components().any(|c| c.as_os_str() == "node_modules") {
+                    return false;
+                }
+                match self.esm.resolve(path.parent().unwrap_or(path), &format!("./{}", path.file_name().unwrap().to_string_lossy())) {
+                    Ok(r) => r.module_type() == Some(oxc_resolver::ModuleType::CommonJs),
+                    Err(_) => true,
+                }
+            }
+        }
+    }
+
+    /// The plugin folder rules: server code lives in the entry, `server/` or `shared/`.
+    fn check_folder_rules(&self, path: &Path) -> Result<(), String> {
+        let Ok(rel) = path.strip_prefix(&self.plugin_dir) else { return Ok(()) };
+        if rel.components().any(|c| c.as_os_str() == "node_modules") {
+            return Ok(());
+        }
+        let is_code = matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs")
+        );
+        if !is_code {
+            return Ok(());
+        }
+        let rel_str = rel.to_string_lossy();
+        let first = rel.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned());
+        match first.as_deref() {
+            _ if rel.components().count() == 1 && (rel_str == "index.server.ts" || rel_str == "index.server.tsx") => Ok(()),
+            Some("server" | "shared") if rel.components().count() > 1 => Ok(()),
+            Some("client") if rel.components().count() > 1 => {
+                Err(format!("client-only module cannot be imported into the plugin server bundle: {rel_str}"))
+            }
+            _ => Err(format!("Plugin modules belong in client/, server/, or shared/: {rel_str}")),
+        }
+    }
+
+    /// Source of a file for `require()`: transpiled when TypeScript, JSON text as is.
+    pub fn cjs_source(&self, path: &Path) -> Result<String, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
+        if transpile::needs_transpile(path) {
+            let url = ModuleSpecifier::from_file_path(path).unwrap();
+            let out = transpile::transpile(&url, path, text)?;
+            if let Some(map) = &out.source_map {
+                self.source_maps.borrow_mut().insert(url.to_string(), map.clone());
+            }
+            return Ok(out.code.to_string());
+        }
+        Ok(text)
+    }
+
+    fn load_file(&self, url: &ModuleSpecifier, requested: &RequestedModuleType) -> Result<ModuleSource, String> {
+        let path = url.to_file_path().map_err(|_| format!("Not a file URL: {url}"))?;
+        self.check_folder_rules(&path)?;
+        let is_json = path.extension().is_some_and(|e| e == "json");
+        if is_json || matches!(requested, RequestedModuleType::Json) {
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
+            return Ok(ModuleSource::new(ModuleType::Json, ModuleSourceCode::String(text.into()), url, None));
+        }
+        if self.is_commonjs(&path) {
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
+            let code = self.cjs_facade(url, &path, &text);
+            return Ok(ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code.into()), url, None));
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
+        let code = if transpile::needs_transpile(&path) {
+            let out = transpile::transpile(url, &path, text)?;
+            if let Some(map) = &out.source_map {
+                self.source_maps.borrow_mut().insert(url.to_string(), map.clone());
+            }
+            out.code.to_string()
+        } else {
+            text
+        };
+        Ok(ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code.into()), url, None))
+    }
+
+    /// An ES module that runs a CommonJS file through the host's `require` and re-exports what
+    /// it exports: `default` is `module.exports` (or its `default` for transpiled `__esModule`
+    /// modules, as esbuild does), plus the names cjs-module-lexer finds.
+    fn cjs_facade(&self, url: &ModuleSpecifier, path: &Path, text: &str) -> String {
+        let mut names = Vec::new();
+        self.collect_cjs_names(url, path, text, &mut names, 0);
+        names.retain(|n| n != "default" && is_identifier(n));
+        names.sort();
+        names.dedup();
+        let file = serde_json::to_string(&path.to_string_lossy()).unwrap();
+        let mut code = format!(
+            "import {{ requireFile }} from \"paseo:internal/cjs\";\n\
+             const m = requireFile({file});\n\
+             export default (m && m.__esModule && \"default\" in m) ? m.default : m;\n"
+        );
+        if !names.is_empty() {
+            code.push_str(&format!("export const {{ {} }} = m;\n", names.join(", ")));
+        }
+        code
+    }
+
+    fn collect_cjs_names(&self, url: &ModuleSpecifier, path: &Path, text: &str, out: &mut Vec<String>, depth: u32) {
+        let (exports, reexports) = transpile::cjs_exports(url, path, text);
+        out.extend(exports);
+        if depth >= 4 {
+            return;
+        }
+        for spec in reexports {
+            if let Ok(target) = self.resolve_specifier(&spec, url.as_str(), false) {
+                if let Ok(p) = target.to_file_path() {
+                    if let Ok(t) = std::fs::read_to_string(&p) {
+                        self.collect_cjs_names(&target, &p, &t, out, depth + 1);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        && !matches!(s, "class" | "function" | "var" | "let" | "const" | "new" | "delete" | "in" | "enum" | "export" | "import" | "return" | "this" | "typeof" | "void" | "with" | "yield" | "await" | "break" | "case" | "catch" | "continue" | "debugger" | "do" | "else" | "extends" | "finally" | "for" | "if" | "instanceof" | "super" | "switch" | "throw" | "try" | "while" | "null" | "true" | "false")
+}
+
+impl ModuleLoader for PluginModuleLoader {
+    fn resolve(&self, specifier: &str, referrer: &str, kind: ResolutionKind) -> Result<ModuleSpecifier, JsErrorBox> {
+        // The engine itself loads the bootstrap by its internal URL.
+        if matches!(kind, ResolutionKind::MainModule) {
+            if let Ok(url) = ModuleSpecifier::parse(specifier) {
+                return Ok(url);
+            }
+        }
+        self.resolve_specifier(specifier, referrer, true).map_err(JsErrorBox::generic)
+    }
+
+    fn load(
+        &self,
+        specifier: &ModuleSpecifier,
+        _referrer: Option<&ModuleLoadReferrer>,
+        options: ModuleLoadOptions,
+    ) -> ModuleLoadResponse {
+        let result = match specifier.scheme() {
+            "file" => self.load_file(specifier, &options.requested_module_type),
+            "node" | "paseo" => host_js::source(specifier.as_str())
+                .map(|code| {
+                    ModuleSource::new(
+                        ModuleType::JavaScript,
+                        ModuleSourceCode::String(match code {
+                            Cow::Borrowed(s) => deno_core::FastString::from_static(s),
+                            Cow::Owned(s) => s.into(),
+                        }),
+                        specifier,
+                        None,
+                    )
+                })
+                .ok_or_else(|| match specifier.scheme() {
+                    "node" => format!(
+                        "Node built-in module {specifier} is not supported by the Paseo plugin host yet"
+                    ),
+                    _ => format!("Cannot find module '{specifier}'"),
+                }),
+            other => Err(format!("Unsupported module scheme {other}: {specifier}")),
+        };
+        ModuleLoadResponse::Sync(result.map_err(JsErrorBox::generic))
+    }
+
+    fn get_source_map(&self, file_name: &str) -> Option<Cow<'_, [u8]>> {
+        self.source_maps.borrow().get(file_name).map(|m| Cow::Owned(m.to_vec()))
+    }
+}

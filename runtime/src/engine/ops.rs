@@ -1,0 +1,147 @@
+//! Ops of the host extension: the invocation protocol (input, settle), logs, registrations and
+//! hook validation. Named `op_host_*` / `op_hook_*`.
+
+use deno_core::{op2, OpState};
+use deno_error::JsErrorBox;
+use serde::{Deserialize, Serialize};
+
+use super::modules::PluginModuleLoader;
+use super::{ActorState, CallError};
+use crate::hooks::catalogue::catalogue;
+use crate::hooks::validate;
+use crate::host::logs::Stream;
+
+/// What a plugin registered, as it reports it after every change.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Registrations {
+    pub hooks: Vec<HookRegistration>,
+    pub rpc: Vec<String>,
+    pub settings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct HookRegistration {
+    /// The hook (new name).
+    pub hook: String,
+    /// `addHook`, `on` or `before`.
+    pub via: String,
+    /// The name as registered (old or new).
+    #[serde(rename = "as")]
+    pub registered_as: String,
+}
+
+impl Registrations {
+    pub fn has_hook(&self, hook: &str) -> bool {
+        self.hooks.iter().any(|h| h.hook == hook)
+    }
+}
+
+#[op2]
+#[string]
+fn op_hook_catalogue() -> String {
+    catalogue().js_table().to_string()
+}
+
+#[op2]
+#[string]
+fn op_host_plugin_info(state: &mut OpState) -> String {
+    let st = state.borrow::<ActorState>();
+    serde_json::json!({ "id": st.shared.id, "directory": st.shared.dir }).to_string()
+}
+
+#[op2]
+#[string]
+fn op_host_input(state: &mut OpState, #[smi] id: u32) -> String {
+    state.borrow_mut::<ActorState>().inputs.remove(&id).unwrap_or_else(|| "null".into())
+}
+
+/// Completes invocation `id`. Late settlements (after a deadline) are dropped.
+#[op2(fast)]
+fn op_host_settle(state: &mut OpState, #[smi] id: u32, ok: bool, #[string] payload: &str) {
+    let st = state.borrow_mut::<ActorState>();
+    if let Some(pending) = st.pending.remove(&id) {
+        st.stop_settled |= pending.stop;
+        let outcome = if ok { Ok(payload.to_string()) } else { Err(CallError::Failed(payload.to_string())) };
+        let _ = pending.reply.send(outcome);
+    }
+}
+
+#[op2(fast)]
+fn op_host_log(state: &mut OpState, #[smi] stream: u32, #[string] message: &str) {
+    let stream = if stream == 0 { Stream::Stdout } else { Stream::Stderr };
+    state.borrow::<ActorState>().shared.logs.write(stream, message);
+}
+
+#[op2(fast)]
+fn op_host_registrations(state: &mut OpState, #[string] json: &str) {
+    if let Ok(regs) = serde_json::from_str::<Registrations>(json) {
+        *state.borrow::<ActorState>().shared.registrations.lock().unwrap() = regs;
+    }
+}
+
+/// Validates what one handler returned; returns the request the next handler sees.
+#[op2]
+#[string]
+fn op_hook_check(#[string] hook: &str, #[string] previous: &str, #[string] output: &str) -> Result<String, JsErrorBox> {
+    let spec = catalogue().get(hook).ok_or_else(|| JsErrorBox::generic(format!("Unknown hook: {hook}")))?;
+    let previous: serde_json::Value = serde_json::from_str(previous).map_err(|e| JsErrorBox::generic(e.to_string()))?;
+    let output: serde_json::Value = serde_json::from_str(output).map_err(|e| JsErrorBox::generic(e.to_string()))?;
+    validate::check_result(spec, &previous, output)
+        .map(|v| v.to_string())
+        .map_err(JsErrorBox::generic)
+}
+
+#[derive(Serialize)]
+struct CjsResolution {
+    kind: &'static str,
+    url: String,
+    path: Option<String>,
+}
+
+/// Resolves a `require()` specifier from a CommonJS file.
+#[op2]
+#[serde]
+fn op_cjs_resolve(state: &mut OpState, #[string] specifier: &str, #[string] filename: &str) -> Result<CjsResolution, JsErrorBox> {
+    let loader = state.borrow::<std::rc::Rc<PluginModuleLoader>>().clone();
+    let referrer = deno_core::ModuleSpecifier::from_file_path(filename)
+        .map(|u| u.to_string())
+        .unwrap_or_else(|_| filename.to_string());
+    let url = loader.resolve_specifier(specifier, &referrer, false).map_err(JsErrorBox::generic)?;
+    Ok(match url.scheme() {
+        "node" => CjsResolution { kind: "builtin", url: url.to_string(), path: None },
+        "file" => {
+            let path = url.to_file_path().map_err(|_| JsErrorBox::generic(format!("Not a file URL: {url}")))?;
+            let kind = if path.extension().is_some_and(|e| e == "json") {
+                "json"
+            } else if loader.is_commonjs(&path) {
+                "commonjs"
+            } else {
+                "esm"
+            };
+            CjsResolution { kind, url: url.to_string(), path: Some(path.to_string_lossy().into_owned()) }
+        }
+        _ => CjsResolution { kind: "host", url: url.to_string(), path: None },
+    })
+}
+
+#[op2]
+#[string]
+fn op_cjs_source(state: &mut OpState, #[string] filename: &str) -> Result<String, JsErrorBox> {
+    let loader = state.borrow::<std::rc::Rc<PluginModuleLoader>>().clone();
+    loader.cjs_source(std::path::Path::new(filename)).map_err(JsErrorBox::generic)
+}
+
+deno_core::extension!(
+    paseo_host,
+    ops = [
+        op_hook_catalogue,
+        op_host_plugin_info,
+        op_host_input,
+        op_host_settle,
+        op_host_log,
+        op_host_registrations,
+        op_hook_check,
+        op_cjs_resolve,
+        op_cjs_source,
+    ],
+);

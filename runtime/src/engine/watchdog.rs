@@ -1,0 +1,79 @@
+//! The CPU deadline of an isolate: a thread that sleeps until the deadline of the JS entry in
+//! progress and terminates execution if the isolate is still inside it then.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
+
+use deno_core::v8::IsolateHandle;
+
+#[derive(Default)]
+struct State {
+    deadline: Option<Instant>,
+    fired: bool,
+    quit: bool,
+}
+
+pub struct Watchdog {
+    shared: Arc<(Mutex<State>, Condvar)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    pub fn start(name: &str, isolate: IsolateHandle) -> Self {
+        let shared: Arc<(Mutex<State>, Condvar)> = Arc::default();
+        let theirs = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("{name}:watchdog"))
+            .spawn(move || {
+                let (lock, cv) = &*theirs;
+                let mut st = lock.lock().unwrap();
+                loop {
+                    if st.quit {
+                        return;
+                    }
+                    st = match st.deadline {
+                        None => cv.wait(st).unwrap(),
+                        Some(deadline) => {
+                            let now = Instant::now();
+                            if now >= deadline {
+                                isolate.terminate_execution();
+                                st.deadline = None;
+                                st.fired = true;
+                                st
+                            } else {
+                                cv.wait_timeout(st, deadline - now).unwrap().0
+                            }
+                        }
+                    };
+                }
+            })
+            .expect("spawn watchdog thread");
+        Watchdog { shared, thread: Some(thread) }
+    }
+
+    /// Marks the start of a JS entry that must finish by `deadline`.
+    pub fn arm(&self, deadline: Instant) {
+        let (lock, cv) = &*self.shared;
+        let mut st = lock.lock().unwrap();
+        st.deadline = Some(deadline);
+        st.fired = false;
+        cv.notify_one();
+    }
+
+    /// Marks the end of the JS entry; returns whether the watchdog terminated it.
+    pub fn disarm(&self) -> bool {
+        let mut st = self.shared.0.lock().unwrap();
+        st.deadline = None;
+        std::mem::take(&mut st.fired)
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.shared.0.lock().unwrap().quit = true;
+        self.shared.1.notify_one();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

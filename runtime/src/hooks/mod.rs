@@ -1,0 +1,26 @@
+//! Hooks: the catalogue (data), validation in Rust, and the dispatch rules of waiting hooks.
+
+pub mod catalogue;
+pub mod dispatch;
+pub mod validate;
+
+pub use catalogue::catalogue;
+
+/// Why a hook dispatch failed. `Display` gives the documented text,
+/// `Plugin <id> <hook> failed: <message>`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HookError {
+    #[error("Plugin {plugin} {hook} failed: {message}")]
+    Plugin { plugin: String, hook: String, message: String },
+    /// The daemon passed a payload the catalogue's schema rejects.
+    #[error("{message}")]
+    InvalidInput { hook: String, message: String },
+    #[error("Unknown hook: {0}")]
+    UnknownHook(String),
+}
+
+impl HookError {
+    pub fn plugin(plugin: &str, hook: &str, message: impl Into<String>) -> Self {
+        HookError::Plugin { plugin: plugin.into(), hook: hook.into(), message: message.into() }
+    }
+}

@@ -1,0 +1,167 @@
+//! `paseo-plugin.json`, the plugin's entry files and the Paseo version requirement, with the
+//! error texts of Paseo's host.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+pub const MIGRATION_ACTION: &str =
+    "Ask its author to update it. Plugin authors can follow the migration guide: https://paseo.sh/docs/plugins/migration";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    pub id: String,
+    pub description: Option<String>,
+    /// `requirements.paseo`, an npm semver range; absent means `<0.8.0`.
+    pub paseo_range: Option<String>,
+    pub build: Vec<Vec<String>>,
+}
+
+/// Plugin IDs: a lowercase letter, then lowercase letters, digits and hyphens.
+pub fn is_valid_plugin_id(id: &str) -> bool {
+    let mut chars = id.chars();
+    matches!(chars.next(), Some('a'..='z')) && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-'))
+}
+
+impl Manifest {
+    pub fn read(dir: &Path) -> Result<Manifest, String> {
+        let path = dir.join("paseo-plugin.json");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|_| format!("Plugin manifest is missing: {}", path.display()))?;
+        let invalid = |why: String| format!("Invalid plugin manifest {}: {why}", path.display());
+        let value: Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+        let obj = value.as_object().ok_or_else(|| invalid("expected a JSON object".into()))?;
+        if let Some(key) = obj.keys().find(|k| !["id", "description", "requirements", "build"].contains(&k.as_str())) {
+            return Err(invalid(format!("unknown key \"{key}\"")));
+        }
+        let id = match obj.get("id") {
+            Some(Value::String(id)) if is_valid_plugin_id(id) => id.clone(),
+            Some(Value::String(id)) => {
+                return Err(invalid(format!(
+                    "id \"{id}\" must start with a lowercase letter and contain only lowercase letters, digits and hyphens"
+                )))
+            }
+            Some(_) => return Err(invalid("id must be a string".into())),
+            None => return Err(invalid("id is required".into())),
+        };
+        let description = match obj.get("description") {
+            None => None,
+            Some(Value::String(d)) if !d.trim().is_empty() => Some(d.clone()),
+            Some(_) => return Err(invalid("description must be a non-empty string".into())),
+        };
+        let paseo_range = match obj.get("requirements") {
+            None => None,
+            Some(Value::Object(req)) => {
+                if let Some(key) = req.keys().find(|k| k.as_str() != "paseo") {
+                    return Err(invalid(format!("unknown requirement \"{key}\"")));
+                }
+                match req.get("paseo") {
+                    None => None,
+                    Some(Value::String(range)) => {
+                        if range.trim().is_empty() || nodejs_semver::Range::parse(range).is_err() {
+                            return Err(format!(
+                                "Invalid requirements.paseo: \"{range}\". Use an npm semver range such as \">=0.8.0\"."
+                            ));
+                        }
+                        Some(range.clone())
+                    }
+                    Some(_) => return Err(invalid("requirements.paseo must be a string".into())),
+                }
+            }
+            Some(_) => return Err(invalid("requirements must be an object".into())),
+        };
+        let build = match obj.get("build") {
+            None => vec![],
+            Some(Value::Array(cmds)) if !cmds.is_empty() => cmds
+                .iter()
+                .map(|cmd| match cmd {
+                    Value::Array(argv) if !argv.is_empty() => argv
+                        .iter()
+                        .map(|a| a.as_str().filter(|s| !s.is_empty()).map(str::to_string))
+                        .collect::<Option<Vec<_>>>(),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| invalid("build must be a list of non-empty argv arrays of non-empty strings".into()))?,
+            Some(_) => return Err(invalid("build must be a non-empty list of argv arrays".into())),
+        };
+        Ok(Manifest { id, description, paseo_range, build })
+    }
+
+    /// Checks `requirements.paseo` against the daemon's version (`None`: unknown).
+    pub fn check_requirements(&self, id: &str, daemon_version: Option<&str>) -> Result<(), String> {
+        let Some(version) = daemon_version else {
+            return Err(format!(
+                "Cannot check plugin \"{id}\" requirements: Paseo daemon version is unknown. Update the daemon."
+            ));
+        };
+        let (range, action) = match &self.paseo_range {
+            Some(r) => (r.as_str(), "Use a compatible plugin version or update the daemon."),
+            None => ("<0.8.0", MIGRATION_ACTION),
+        };
+        let parsed = nodejs_semver::Range::parse(range).map_err(|e| e.to_string())?;
+        // A prerelease daemon satisfies a range when its stable core does.
+        let core = version.split(['-', '+']).next().unwrap_or(version);
+        let v = nodejs_semver::Version::parse(core).map_err(|e| format!("Invalid Paseo daemon version {version}: {e}"))?;
+        if parsed.satisfies(&v) {
+            Ok(())
+        } else {
+            Err(format!("Plugin \"{id}\" requires Paseo {range}. Your daemon is {version}. {action}"))
+        }
+    }
+}
+
+/// The server entry: `index.server.ts` before `index.server.tsx`. `Ok(None)` for a plugin with
+/// only a client entry.
+pub fn find_server_entry(dir: &Path) -> Result<Option<PathBuf>, String> {
+    let first = |names: &[&str]| names.iter().map(|n| dir.join(n)).find(|p| p.is_file());
+    if let Some(entry) = first(&["index.server.ts", "index.server.tsx"]) {
+        return Ok(Some(entry));
+    }
+    if first(&["index.client.ts", "index.client.tsx"]).is_some() {
+        return Ok(None);
+    }
+    if first(&["index.ts", "index.tsx"]).is_some() {
+        return Err("This plugin was made for an older version of Paseo and cannot run on Paseo v0.8. Ask its author to update it. Plugin authors can follow the migration guide: https://paseo.sh/docs/plugins/migration".into());
+    }
+    Err(format!(
+        "Plugin entry points are missing: expected index.client.ts or index.client.tsx and/or index.server.ts or index.server.tsx in {}",
+        dir.display()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(range: Option<&str>) -> Manifest {
+        Manifest { id: "x".into(), description: None, paseo_range: range.map(Into::into), build: vec![] }
+    }
+
+    #[test]
+    fn requirements() {
+        assert!(manifest(Some(">=0.8.0")).check_requirements("x", Some("0.14.0")).is_ok());
+        assert!(manifest(Some(">=0.8.0")).check_requirements("x", Some("0.8.0-beta.1")).is_ok());
+        assert_eq!(
+            manifest(Some(">=0.15.0")).check_requirements("x", Some("0.14.0")).unwrap_err(),
+            "Plugin \"x\" requires Paseo >=0.15.0. Your daemon is 0.14.0. Use a compatible plugin version or update the daemon."
+        );
+        assert_eq!(
+            manifest(None).check_requirements("x", Some("0.14.0")).unwrap_err(),
+            format!("Plugin \"x\" requires Paseo <0.8.0. Your daemon is 0.14.0. {MIGRATION_ACTION}")
+        );
+        assert_eq!(
+            manifest(None).check_requirements("x", None).unwrap_err(),
+            "Cannot check plugin \"x\" requirements: Paseo daemon version is unknown. Update the daemon."
+        );
+    }
+
+    #[test]
+    fn ids() {
+        assert!(is_valid_plugin_id("a-1"));
+        assert!(!is_valid_plugin_id("1a"));
+        assert!(!is_valid_plugin_id("A"));
+        assert!(!is_valid_plugin_id("a_b"));
+        assert!(!is_valid_plugin_id(""));
+    }
+}

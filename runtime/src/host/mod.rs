@@ -1,0 +1,381 @@
+//! `PluginHost`: what a daemon embeds. It loads plugin folders into isolates, keeps their status
+//! and logs, and dispatches hooks in the documented order.
+
+pub mod logs;
+pub mod manifest;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use deno_core::ModuleSpecifier;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::engine::{CallError, CallKind, Isolate, IsolateConfig, Limits, PluginShared, Registrations};
+use crate::hooks::{self, HookError};
+use logs::{LogEntry, LogListener, LogTail, Stream};
+use manifest::Manifest;
+
+/// The Paseo version this engine implements (`server.addHook` arrived in 0.14).
+pub const PASEO_VERSION: &str = "0.14.0";
+
+#[derive(Clone)]
+pub struct HostOptions {
+    /// The daemon's Paseo version, checked against `requirements.paseo`; `None` if unknown.
+    pub paseo_version: Option<String>,
+    /// Where host-provided npm packages (zod) are installed: the folder holding `node_modules`.
+    pub host_js_dir: PathBuf,
+    /// Default limits for every plugin.
+    pub limits: Limits,
+    /// Sees every plugin log line as it is written.
+    pub log_listener: Option<LogListener>,
+}
+
+impl Default for HostOptions {
+    fn default() -> Self {
+        HostOptions {
+            paseo_version: Some(PASEO_VERSION.into()),
+            host_js_dir: default_host_js_dir(),
+            limits: Limits::default(),
+            log_listener: None,
+        }
+    }
+}
+
+/// `PASEO_HOST_JS_DIR`, else the `js/` folder of this source tree (set up by `npm ci`).
+pub fn default_host_js_dir() -> PathBuf {
+    std::env::var_os("PASEO_HOST_JS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../js"))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PluginStatus {
+    Running,
+    Disabled,
+    Failed,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PluginInfo {
+    pub id: String,
+    pub directory: PathBuf,
+    pub description: Option<String>,
+    pub status: PluginStatus,
+    pub error: Option<String>,
+    pub registrations: Registrations,
+}
+
+struct Slot {
+    directory: PathBuf,
+    description: Option<String>,
+    limits: Limits,
+    isolate: Option<Arc<Isolate>>,
+    error: Option<String>,
+}
+
+/// Per-open facts the daemon supplies to `agent.open.before`.
+#[derive(Debug, Clone, Default)]
+pub struct OpenContext {
+    /// Names of Paseo's own tools for this agent.
+    pub paseo_tools: Vec<String>,
+    /// Names of MCP servers saved in the agent's configuration.
+    pub saved_mcp_servers: Vec<String>,
+    /// False when the provider cannot take MCP servers.
+    pub provider_lacks_mcp: bool,
+}
+
+pub struct PluginHost {
+    options: HostOptions,
+    slots: Mutex<BTreeMap<String, Slot>>,
+    logs: Mutex<HashMap<String, Arc<LogTail>>>,
+}
+
+impl PluginHost {
+    pub fn new(options: HostOptions) -> Self {
+        PluginHost { options, slots: Mutex::default(), logs: Mutex::default() }
+    }
+
+    fn log_tail(&self, id: &str) -> Arc<LogTail> {
+        self.logs
+            .lock()
+            .unwrap()
+            .entry(id.to_string())
+            .or_insert_with(|| Arc::new(LogTail::new(id, self.options.log_listener.clone())))
+            .clone()
+    }
+
+    /// Loads the plugin in `dir` under its manifest ID.
+    pub async fn load(&self, dir: &Path) -> Result<String, String> {
+        self.load_with(dir, None, None).await
+    }
+
+    /// Loads a plugin, optionally under another ID (as `paseo plugin install --id`) and with
+    /// its own limits. The plugin is listed even when it fails, with its error.
+    pub async fn load_with(&self, dir: &Path, id: Option<&str>, limits: Option<Limits>) -> Result<String, String> {
+        let directory = dir.canonicalize().map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
+        let manifest = Manifest::read(&directory)?;
+        let id = match id {
+            Some(id) if !manifest::is_valid_plugin_id(id) => return Err(format!("Invalid plugin ID: {id}")),
+            Some(id) => id.to_string(),
+            None => manifest.id.clone(),
+        };
+        {
+            let mut slots = self.slots.lock().unwrap();
+            if slots.contains_key(&id) {
+                return Err(format!("Plugin ID \"{id}\" is already configured; choose another ID with --id"));
+            }
+            slots.insert(
+                id.clone(),
+                Slot {
+                    directory: directory.clone(),
+                    description: manifest.description.clone(),
+                    limits: limits.unwrap_or_else(|| self.options.limits.clone()),
+                    isolate: None,
+                    error: None,
+                },
+            );
+        }
+        self.start(&id, Some(manifest)).await.map(|_| id)
+    }
+
+    /// Starts the plugin of an existing slot; records the outcome in the slot.
+    async fn start(&self, id: &str, manifest: Option<Manifest>) -> Result<(), String> {
+        let (directory, limits) = {
+            let slots = self.slots.lock().unwrap();
+            let slot = slots.get(id).ok_or_else(|| format!("Plugin is not configured: {id}"))?;
+            (slot.directory.clone(), slot.limits.clone())
+        };
+        let logs = self.log_tail(id);
+        logs.write(Stream::Stdout, "[paseo] Loading plugin");
+        let outcome = self.boot(id, &directory, manifest, limits, logs.clone()).await;
+        let mut slots = self.slots.lock().unwrap();
+        let slot = slots.get_mut(id).ok_or_else(|| format!("Plugin is not configured: {id}"))?;
+        match outcome {
+            Ok(isolate) => {
+                logs.write(Stream::Stdout, "[paseo] Plugin ready");
+                slot.isolate = isolate.map(Arc::new);
+                slot.error = None;
+                Ok(())
+            }
+            Err(error) => {
+                logs.write(Stream::Stderr, &format!("[paseo] Plugin failed to load: {error}"));
+                slot.isolate = None;
+                slot.error = Some(error.clone());
+                Err(error)
+            }
+        }
+    }
+
+    async fn boot(
+        &self,
+        id: &str,
+        directory: &Path,
+        manifest: Option<Manifest>,
+        limits: Limits,
+        logs: Arc<LogTail>,
+    ) -> Result<Option<Isolate>, String> {
+        let manifest = match manifest {
+            Some(m) => m,
+            None => Manifest::read(directory)?,
+        };
+        manifest.check_requirements(id, self.options.paseo_version.as_deref())?;
+        let Some(entry) = manifest::find_server_entry(directory)? else {
+            return Ok(None); // client-only plugin: nothing runs on the daemon
+        };
+        let shared = Arc::new(PluginShared {
+            id: id.to_string(),
+            dir: directory.to_path_buf(),
+            logs,
+            registrations: Mutex::default(),
+            fatal: Mutex::default(),
+        });
+        let load_timeout = limits.load_timeout;
+        let isolate = Isolate::spawn(IsolateConfig { shared, host_js_dir: self.options.host_js_dir.clone(), limits });
+        let entry = ModuleSpecifier::from_file_path(&entry).map_err(|_| "Invalid entry path".to_string())?;
+        match isolate.call(CallKind::Load { entry }, load_timeout).await {
+            Ok(_) => Ok(Some(isolate)),
+            Err(e) => {
+                let message = match e {
+                    CallError::Failed(m) | CallError::Stopped(m) => m,
+                    CallError::TimedOut => format!("Plugin {id} did not initialize"),
+                };
+                Self::stop_isolate(isolate).await;
+                Err(message)
+            }
+        }
+    }
+
+    async fn stop_isolate(isolate: Isolate) {
+        let timeout = std::time::Duration::from_secs(2);
+        let _ = isolate.call(CallKind::Stop, timeout).await;
+        let _ = tokio::task::spawn_blocking(move || isolate.join()).await;
+    }
+
+    /// Runs the plugin's cleanup, drops its registrations and its isolate. The slot and the
+    /// log tail stay (the plugin is then `disabled`).
+    pub async fn stop(&self, id: &str) -> Result<(), String> {
+        let isolate = {
+            let mut slots = self.slots.lock().unwrap();
+            let slot = slots.get_mut(id).ok_or_else(|| format!("Plugin is not configured: {id}"))?;
+            slot.isolate.take()
+        };
+        if let Some(isolate) = isolate {
+            let logs = self.log_tail(id);
+            logs.write(Stream::Stdout, "[paseo] Stopping plugin");
+            // Calls in flight hold clones; the last one ends with the actor.
+            match Arc::try_unwrap(isolate) {
+                Ok(isolate) => Self::stop_isolate(isolate).await,
+                Err(shared) => {
+                    let _ = shared.call(CallKind::Stop, std::time::Duration::from_secs(2)).await;
+                }
+            }
+            logs.write(Stream::Stdout, "[paseo] Plugin stopped");
+        }
+        Ok(())
+    }
+
+    /// Stop, then start again from the current source. A failed reload leaves the plugin
+    /// `failed`; the previous code is not restored.
+    pub async fn reload(&self, id: &str) -> Result<(), String> {
+        self.stop(id).await?;
+        self.start(id, None).await
+    }
+
+    /// Stops the plugin and forgets it, its status and its log tail.
+    pub async fn remove(&self, id: &str) -> Result<(), String> {
+        self.stop(id).await?;
+        self.slots.lock().unwrap().remove(id);
+        self.logs.lock().unwrap().remove(id);
+        Ok(())
+    }
+
+    /// Stops every plugin.
+    pub async fn shutdown(&self) {
+        let ids: Vec<String> = self.slots.lock().unwrap().keys().cloned().collect();
+        for id in ids {
+            let _ = self.stop(&id).await;
+        }
+    }
+
+    pub fn plugins(&self) -> Vec<PluginInfo> {
+        self.slots
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(id, slot)| {
+                let (status, error) = match (&slot.isolate, &slot.error) {
+                    (Some(iso), _) => match iso.shared.fatal.lock().unwrap().clone() {
+                        Some(reason) => (PluginStatus::Failed, Some(reason)),
+                        None => (PluginStatus::Running, None),
+                    },
+                    (None, Some(e)) => (PluginStatus::Failed, Some(e.clone())),
+                    (None, None) if slot.directory.join("index.server.ts").exists()
+                        || slot.directory.join("index.server.tsx").exists() => (PluginStatus::Disabled, None),
+                    (None, None) => (PluginStatus::Running, None),
+                };
+                PluginInfo {
+                    id: id.clone(),
+                    directory: slot.directory.clone(),
+                    description: slot.description.clone(),
+                    status,
+                    error,
+                    registrations: slot
+                        .isolate
+                        .as_ref()
+                        .map(|i| i.shared.registrations.lock().unwrap().clone())
+                        .unwrap_or_default(),
+                }
+            })
+            .collect()
+    }
+
+    pub fn plugin(&self, id: &str) -> Option<PluginInfo> {
+        self.plugins().into_iter().find(|p| p.id == id)
+    }
+
+    pub fn logs(&self, id: &str) -> Vec<LogEntry> {
+        self.logs.lock().unwrap().get(id).map(|t| t.entries()).unwrap_or_default()
+    }
+
+    /// Plugins (in ID order) whose current registrations include `hook`.
+    fn subscribers(&self, hook: &str) -> Vec<(String, Arc<Isolate>, Limits)> {
+        self.slots
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|(id, slot)| {
+                let iso = slot.isolate.as_ref()?;
+                iso.shared.registrations.lock().unwrap().has_hook(hook).then(|| (id.clone(), iso.clone(), slot.limits.clone()))
+            })
+            .collect()
+    }
+
+    /// Dispatches a hook by name with a JSON payload (the request of waiting request hooks,
+    /// the event otherwise). Waiting hooks return the final request (`null` for
+    /// `worktree.create.after`); notifications return `null` once every handler has finished.
+    pub async fn run_hook(&self, hook: &str, input: Value, open: &OpenContext) -> Result<Value, HookError> {
+        let spec = hooks::catalogue().get(hook).ok_or_else(|| HookError::UnknownHook(hook.to_string()))?;
+        hooks::validate::check_input(spec, &input).map_err(|message| HookError::InvalidInput { hook: hook.into(), message })?;
+        let subscribers = self.subscribers(hook);
+        if !spec.waiting {
+            let calls = subscribers.into_iter().map(|(id, iso, limits)| {
+                let payload = input.to_string();
+                async move {
+                    let call = CallKind::Hook { hook: hook.to_string(), input: payload };
+                    if let Err(e) = iso.call(call, limits.hook_timeout).await {
+                        let message = call_error_message(&id, e);
+                        iso.shared.logs.write(Stream::Stderr, &format!("Lifecycle hook {hook} failed: {message}"));
+                    }
+                }
+            });
+            futures_join_all(calls).await;
+            return Ok(Value::Null);
+        }
+        if !spec.returns_request {
+            for (id, iso, limits) in subscribers {
+                let call = CallKind::Hook { hook: hook.to_string(), input: input.to_string() };
+                iso.call(call, limits.hook_timeout).await.map_err(|e| HookError::plugin(&id, hook, call_error_message(&id, e)))?;
+            }
+            return Ok(Value::Null);
+        }
+        hooks::dispatch::run_request_chain(spec, input, subscribers, open).await
+    }
+
+    /// Fires a notification without waiting; failures are logged under each plugin.
+    pub fn notify(self: &Arc<Self>, hook: &str, event: Value) {
+        let host = self.clone();
+        let hook = hook.to_string();
+        tokio::spawn(async move {
+            if let Err(e) = host.run_hook(&hook, event, &OpenContext::default()).await {
+                tracing::warn!(target: "paseo::host", "{e}");
+            }
+        });
+    }
+}
+
+pub(crate) fn call_error_message(id: &str, e: CallError) -> String {
+    match e {
+        CallError::Failed(m) | CallError::Stopped(m) => m,
+        CallError::TimedOut => format!("Plugin RPC timed out: {id}.hook"),
+    }
+}
+
+async fn futures_join_all<F: std::future::Future<Output = ()>>(futures: impl IntoIterator<Item = F>) {
+    let mut set = Vec::new();
+    for f in futures {
+        set.push(Box::pin(f));
+    }
+    // Poll all together; each finishes independently.
+    std::future::poll_fn(|cx| {
+        set.retain_mut(|f| f.as_mut().poll(cx).is_pending());
+        if set.is_empty() {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await
+}

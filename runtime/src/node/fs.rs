@@ -1,0 +1,264 @@
+//! File system ops behind `node:fs` and `node:fs/promises`. Errors read like Node's
+//! (`ENOENT: no such file or directory, open '/x'`); the JS side adds `code`, `syscall`, `path`.
+
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+use deno_core::op2;
+use deno_error::JsErrorBox;
+use serde::Serialize;
+
+fn node_error(e: std::io::Error, syscall: &str, path: &str, dest: Option<&str>) -> JsErrorBox {
+    let (code, text) = match e.raw_os_error() {
+        Some(2) => ("ENOENT", "no such file or directory"),
+        Some(13) => ("EACCES", "permission denied"),
+        Some(1) => ("EPERM", "operation not permitted"),
+        Some(17) => ("EEXIST", "file already exists"),
+        Some(20) => ("ENOTDIR", "not a directory"),
+        Some(21) => ("EISDIR", "illegal operation on a directory"),
+        Some(39) => ("ENOTEMPTY", "directory not empty"),
+        Some(18) => ("EXDEV", "cross-device link not permitted"),
+        Some(40) => ("ELOOP", "too many symbolic links encountered"),
+        Some(22) => ("EINVAL", "invalid argument"),
+        Some(28) => ("ENOSPC", "no space left on device"),
+        Some(36) => ("ENAMETOOLONG", "name too long"),
+        _ => ("EIO", "i/o error"),
+    };
+    let text = if code == "EIO" { e.to_string() } else { text.to_string() };
+    let dest = dest.map(|d| format!(" -> '{d}'")).unwrap_or_default();
+    JsErrorBox::generic(format!("{code}: {text}, {syscall} '{path}'{dest}"))
+}
+
+#[op2]
+#[buffer]
+pub fn op_fs_read(#[string] path: &str) -> Result<Vec<u8>, JsErrorBox> {
+    std::fs::read(path).map_err(|e| node_error(e, "open", path, None))
+}
+
+/// Writes (or appends) bytes, creating the file with `mode` (0o666 by default) when missing.
+#[op2(fast)]
+pub fn op_fs_write(#[string] path: &str, #[buffer] data: &[u8], append: bool, exclusive: bool, mode: u32) -> Result<(), JsErrorBox> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).mode(if mode == 0 { 0o666 } else { mode });
+    if exclusive {
+        options.create_new(true);
+    } else {
+        options.create(true);
+    }
+    if append {
+        options.append(true);
+    } else {
+        options.truncate(true);
+    }
+    let mut file = options.open(path).map_err(|e| node_error(e, "open", path, None))?;
+    file.write_all(data).map_err(|e| node_error(e, "write", path, None))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatInfo {
+    kind: &'static str,
+    size: u64,
+    mode: u32,
+    uid: u32,
+    gid: u32,
+    ino: u64,
+    dev: u64,
+    nlink: u64,
+    rdev: u64,
+    blksize: u64,
+    blocks: u64,
+    atime_ms: f64,
+    mtime_ms: f64,
+    ctime_ms: f64,
+    birthtime_ms: f64,
+}
+
+fn kind(ft: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_symlink() {
+        "symlink"
+    } else if ft.is_dir() {
+        "dir"
+    } else if ft.is_file() {
+        "file"
+    } else if ft.is_fifo() {
+        "fifo"
+    } else if ft.is_socket() {
+        "socket"
+    } else if ft.is_block_device() {
+        "block"
+    } else {
+        "char"
+    }
+}
+
+#[op2]
+#[serde]
+pub fn op_fs_stat(#[string] path: &str, lstat: bool) -> Result<StatInfo, JsErrorBox> {
+    let md = if lstat { std::fs::symlink_metadata(path) } else { std::fs::metadata(path) }
+        .map_err(|e| node_error(e, if lstat { "lstat" } else { "stat" }, path, None))?;
+    let ms = |s: i64, ns: i64| s as f64 * 1000.0 + ns as f64 / 1e6;
+    let birth = md
+        .created()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .unwrap_or_else(|| ms(md.ctime(), md.ctime_nsec()));
+    Ok(StatInfo {
+        kind: kind(md.file_type()),
+        size: md.size(),
+        mode: md.mode(),
+        uid: md.uid(),
+        gid: md.gid(),
+        ino: md.ino(),
+        dev: md.dev(),
+        nlink: md.nlink(),
+        rdev: md.rdev(),
+        blksize: md.blksize(),
+        blocks: md.blocks(),
+        atime_ms: ms(md.atime(), md.atime_nsec()),
+        mtime_ms: ms(md.mtime(), md.mtime_nsec()),
+        ctime_ms: ms(md.ctime(), md.ctime_nsec()),
+        birthtime_ms: birth,
+    })
+}
+
+/// Directory entries as `[name, kind]`, sorted by name.
+#[op2]
+#[serde]
+pub fn op_fs_readdir(#[string] path: &str) -> Result<Vec<(String, &'static str)>, JsErrorBox> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(|e| node_error(e, "scandir", path, None))? {
+        let entry = entry.map_err(|e| node_error(e, "scandir", path, None))?;
+        let ft = entry.file_type().map_err(|e| node_error(e, "scandir", path, None))?;
+        out.push((entry.file_name().to_string_lossy().into_owned(), kind(ft)));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Returns the first directory created (Node's `mkdir` with `recursive` does), or "".
+#[op2]
+#[string]
+pub fn op_fs_mkdir(#[string] path: &str, recursive: bool, mode: u32) -> Result<String, JsErrorBox> {
+    use std::os::unix::fs::DirBuilderExt;
+    let mode = if mode == 0 { 0o777 } else { mode };
+    if recursive {
+        let mut first = None;
+        let mut p = Path::new(path);
+        while !p.exists() {
+            first = Some(p.to_path_buf());
+            match p.parent() {
+                Some(parent) => p = parent,
+                None => break,
+            }
+        }
+        std::fs::DirBuilder::new().recursive(true).mode(mode).create(path).map_err(|e| node_error(e, "mkdir", path, None))?;
+        return Ok(first.map(|p| p.to_string_lossy().into_owned()).unwrap_or_default());
+    }
+    std::fs::DirBuilder::new().mode(mode).create(path).map_err(|e| node_error(e, "mkdir", path, None))?;
+    Ok(String::new())
+}
+
+/// `rm`, `rmdir` and `unlink` in one: `dir_only` is rmdir, otherwise files (and, with
+/// `recursive`, directories); `force` ignores a missing path.
+#[op2(fast)]
+pub fn op_fs_remove(#[string] path: &str, recursive: bool, force: bool, dir_only: bool) -> Result<(), JsErrorBox> {
+    let md = match std::fs::symlink_metadata(path) {
+        Ok(md) => md,
+        Err(e) if force && e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(node_error(e, if dir_only { "rmdir" } else { "rm" }, path, None)),
+    };
+    let result = if dir_only {
+        std::fs::remove_dir(path)
+    } else if md.is_dir() {
+        if recursive {
+            std::fs::remove_dir_all(path)
+        } else {
+            return Err(JsErrorBox::generic(format!("ERR_FS_EISDIR: Path is a directory: rm returned EISDIR (is a directory) {path}")));
+        }
+    } else {
+        std::fs::remove_file(path)
+    };
+    result.map_err(|e| node_error(e, if dir_only { "rmdir" } else { "unlink" }, path, None))
+}
+
+#[op2(fast)]
+pub fn op_fs_rename(#[string] from: &str, #[string] to: &str) -> Result<(), JsErrorBox> {
+    std::fs::rename(from, to).map_err(|e| node_error(e, "rename", from, Some(to)))
+}
+
+#[op2(fast)]
+pub fn op_fs_copy(#[string] from: &str, #[string] to: &str, exclusive: bool) -> Result<(), JsErrorBox> {
+    if exclusive && Path::new(to).exists() {
+        return Err(JsErrorBox::generic(format!("EEXIST: file already exists, copyfile '{from}' -> '{to}'")));
+    }
+    std::fs::copy(from, to).map(|_| ()).map_err(|e| node_error(e, "copyfile", from, Some(to)))
+}
+
+#[op2]
+#[string]
+pub fn op_fs_realpath(#[string] path: &str) -> Result<String, JsErrorBox> {
+    std::fs::canonicalize(path).map(|p| p.to_string_lossy().into_owned()).map_err(|e| node_error(e, "realpath", path, None))
+}
+
+#[op2(fast)]
+pub fn op_fs_access(#[string] path: &str, mode: u32) -> Result<(), JsErrorBox> {
+    let md = std::fs::metadata(path).map_err(|e| node_error(e, "access", path, None))?;
+    // Checks the permission bits; good enough for the owner, which plugins are.
+    let bits = md.permissions().mode();
+    let want = |flag: u32, owner_bit: u32| mode & flag == 0 || bits & (owner_bit | owner_bit >> 3 | owner_bit >> 6) != 0;
+    if want(4, 0o400) && want(2, 0o200) && want(1, 0o100) {
+        Ok(())
+    } else {
+        Err(JsErrorBox::generic(format!("EACCES: permission denied, access '{path}'")))
+    }
+}
+
+#[op2(fast)]
+pub fn op_fs_chmod(#[string] path: &str, mode: u32) -> Result<(), JsErrorBox> {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| node_error(e, "chmod", path, None))
+}
+
+#[op2(fast)]
+pub fn op_fs_symlink(#[string] target: &str, #[string] path: &str) -> Result<(), JsErrorBox> {
+    std::os::unix::fs::symlink(target, path).map_err(|e| node_error(e, "symlink", target, Some(path)))
+}
+
+#[op2]
+#[string]
+pub fn op_fs_readlink(#[string] path: &str) -> Result<String, JsErrorBox> {
+    std::fs::read_link(path).map(|p| p.to_string_lossy().into_owned()).map_err(|e| node_error(e, "readlink", path, None))
+}
+
+#[op2(fast)]
+pub fn op_fs_link(#[string] from: &str, #[string] to: &str) -> Result<(), JsErrorBox> {
+    std::fs::hard_link(from, to).map_err(|e| node_error(e, "link", from, Some(to)))
+}
+
+#[op2]
+#[string]
+pub fn op_fs_mkdtemp(#[string] prefix: &str) -> Result<String, JsErrorBox> {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    for _ in 0..16 {
+        let mut bytes = [0u8; 6];
+        getrandom::fill(&mut bytes).map_err(|e| JsErrorBox::generic(e.to_string()))?;
+        let suffix: String = bytes.iter().map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char).collect();
+        let path = format!("{prefix}{suffix}");
+        match std::fs::create_dir(&path) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(node_error(e, "mkdtemp", &format!("{prefix}XXXXXX"), None)),
+        }
+    }
+    Err(JsErrorBox::generic(format!("EEXIST: file already exists, mkdtemp '{prefix}XXXXXX'")))
+}
+
+#[op2(fast)]
+pub fn op_fs_truncate(#[string] path: &str, #[number] len: u64) -> Result<(), JsErrorBox> {
+    let file = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| node_error(e, "open", path, None))?;
+    file.set_len(len).map_err(|e| node_error(e, "ftruncate", path, None))
+}

@@ -1,0 +1,51 @@
+#![allow(dead_code)]
+//! Helpers shared by the integration tests: fixture paths and typical payloads.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use paseo_plugin_runtime::{HostOptions, Limits, OpenContext, PluginHost};
+use serde_json::{json, Value};
+
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+pub fn host() -> PluginHost {
+    PluginHost::new(HostOptions::default())
+}
+
+/// A host whose hooks time out after `ms` (tests never wait 30 s).
+pub fn host_with_timeout(ms: u64) -> PluginHost {
+    PluginHost::new(HostOptions {
+        limits: Limits { hook_timeout: Duration::from_millis(ms), ..Limits::default() },
+        ..HostOptions::default()
+    })
+}
+
+pub async fn load_all(host: &PluginHost, names: &[&str]) {
+    for name in names {
+        host.load(&fixture(name)).await.unwrap_or_else(|e| panic!("{name} failed to load: {e}"));
+    }
+}
+
+pub fn open_request() -> Value {
+    json!({
+        "agentId": "agent-123", "workspaceId": "workspace-456", "provider": "codex",
+        "cwd": "/projects/shop", "title": "Workspace notes", "labels": { "notes/enabled": "true" },
+        "tools": [], "mcpServers": {}, "reason": "resume", "purpose": "interactive",
+        "env": { "COMPANY_ENV": "development" }
+    })
+}
+
+pub async fn open(host: &PluginHost, request: Value) -> Result<Value, String> {
+    host.run_hook("agent.open.before", request, &OpenContext::default()).await.map_err(|e| e.to_string())
+}
+
+pub fn agent() -> Value {
+    json!({ "id": "agent-123", "workspaceId": "workspace-456", "parentAgentId": null, "provider": "codex", "cwd": "/projects/shop", "title": null })
+}
+
+pub fn log_lines(host: &PluginHost, id: &str) -> Vec<String> {
+    host.logs(id).into_iter().map(|e| e.message).collect()
+}

@@ -1,0 +1,217 @@
+//! The engine foundation, through the public API: real plugin folders load into isolates,
+//! run TypeScript with their imports, and fail with Paseo's exact messages.
+
+mod common;
+
+use common::*;
+use paseo_plugin_runtime::{PluginStatus, Stream};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_plugin_with_relative_imports_and_node_path_injects_env() {
+    let host = host();
+    load_all(&host, &["env-inject"]).await;
+    let out = open(&host, open_request()).await.unwrap();
+    assert_eq!(out["env"], json!({ "COMPANY_ENV": "development", "REGION": "eu", "CWD_BASE": "shop" }));
+    assert_eq!(out["agentId"], "agent-123");
+    let logs = log_lines(&host, "env-inject");
+    assert_eq!(logs, ["[paseo] Loading plugin", "[paseo] Plugin ready"]);
+    host.shutdown().await;
+    assert_eq!(log_lines(&host, "env-inject")[2..], ["[paseo] Stopping plugin", "[paseo] Plugin stopped"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn module_graph_edge_cases_load() {
+    // Circular imports, `.js` naming a `.ts` file, JSON, an index file, an import in the
+    // middle of the file and a re-export from the entry.
+    let host = host();
+    load_all(&host, &["modules-mix"]).await;
+    let out = open(&host, open_request()).await.unwrap();
+    assert_eq!(out["env"]["MIX"], "a>b<a|json-config|late");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn zod_and_the_sdk_values_are_provided_by_the_host() {
+    let host = host();
+    load_all(&host, &["with-zod"]).await;
+    let mut request = open_request();
+    request["labels"]["kind"] = json!("b");
+    let out = open(&host, request).await.unwrap();
+    assert_eq!(out["env"]["ZOD"], "world:b");
+    let info = host.plugin("with-zod").unwrap();
+    assert_eq!(info.registrations.rpc, ["greet.say"]);
+    assert_eq!(info.registrations.settings, ["preferences"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn commonjs_dependency_from_node_modules() {
+    let host = host();
+    load_all(&host, &["cjs-dep"]).await;
+    let out = open(&host, open_request()).await.unwrap();
+    assert_eq!(out["env"]["CJS"], ".TS! 1.0.0");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn node_builtins_and_web_globals() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host();
+    load_all(&host, &["node-builtins"]).await;
+    let mut request = open_request();
+    request["cwd"] = json!(dir.path());
+    let out = open(&host, request).await.unwrap();
+    assert_eq!(
+        out["env"]["CHECKS"],
+        "hello,6,evt,aGk=,url,home,n=5,env,1,uuid,é,1,exists,ENOENT"
+    );
+}
+
+async fn load_error(name: &str) -> String {
+    let host = host();
+    let err = host.load(&fixture(name)).await.unwrap_err();
+    if let Some(info) = host.plugin(name) {
+        assert_eq!(info.status, PluginStatus::Failed);
+        assert_eq!(info.error.as_deref(), Some(err.as_str()));
+        let last = host.logs(name).last().cloned().unwrap();
+        assert_eq!(last.stream, Stream::Stderr);
+        assert_eq!(last.message, format!("[paseo] Plugin failed to load: {err}"));
+    }
+    err
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn load_errors_use_paseos_messages() {
+    let dir = fixture("broken-manifest");
+    assert_eq!(
+        load_error("broken-manifest").await,
+        format!("Invalid plugin manifest {}/paseo-plugin.json: unknown key \"entry\"", dir.display())
+    );
+    assert_eq!(load_error("async-contribute").await, "Plugin contribution must return a cleanup function");
+    assert_eq!(load_error("no-default").await, "Plugin server bundle must default export a function");
+    assert_eq!(load_error("throwing-top").await, "boom at load");
+    assert_eq!(
+        load_error("client-import").await,
+        "client-only module cannot be imported into the plugin server bundle: client/ui.ts"
+    );
+    assert_eq!(
+        load_error("old-entry").await,
+        "This plugin was made for an older version of Paseo and cannot run on Paseo v0.8. Ask its author to update it. Plugin authors can follow the migration guide: https://paseo.sh/docs/plugins/migration"
+    );
+    let missing = tempfile::tempdir().unwrap();
+    assert_eq!(
+        host().load(missing.path()).await.unwrap_err(),
+        format!("Plugin manifest is missing: {}/paseo-plugin.json", missing.path().canonicalize().unwrap().display())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn runaway_handler_is_terminated_and_the_plugin_answers_the_next_call() {
+    let host = host_with_timeout(300);
+    load_all(&host, &["runaway", "env-inject"]).await;
+    let mut looping = open_request();
+    looping["labels"] = json!({ "mode": "loop" });
+    let started = std::time::Instant::now();
+    let err = open(&host, looping).await.unwrap_err();
+    assert_eq!(err, "Plugin runaway agent.open.before failed: Plugin RPC timed out: runaway.hook");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // The same isolate serves the next call; the other plugin never noticed.
+    let out = open(&host, open_request()).await.unwrap();
+    assert_eq!(out["env"]["CALLS"], "2");
+    assert_eq!(out["env"]["REGION"], "eu");
+    assert_eq!(host.plugin("runaway").unwrap().status, PluginStatus::Running);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn heap_bomb_is_stopped_and_marked_failed_without_harming_others() {
+    let host = paseo_plugin_runtime::PluginHost::new(paseo_plugin_runtime::HostOptions {
+        limits: paseo_plugin_runtime::Limits { heap_bytes: 32 * 1024 * 1024, ..Default::default() },
+        ..Default::default()
+    });
+    load_all(&host, &["env-inject", "heap-bomb"]).await;
+    let err = open(&host, open_request()).await.unwrap_err();
+    assert_eq!(
+        err,
+        "Plugin heap-bomb agent.open.before failed: Plugin heap-bomb exceeded its heap limit of 32 MiB and was stopped"
+    );
+    let info = host.plugin("heap-bomb").unwrap();
+    assert_eq!(info.status, PluginStatus::Failed);
+    assert_eq!(info.error.as_deref(), Some("Plugin heap-bomb exceeded its heap limit of 32 MiB and was stopped"));
+    // The failed plugin is skipped; the other keeps answering.
+    let out = open(&host, open_request()).await.unwrap();
+    assert_eq!(out["env"]["REGION"], "eu");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reload_picks_up_edited_source_and_keeps_the_log_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("paseo-plugin.json"), r#"{ "id": "edit-me", "requirements": { "paseo": ">=0.8.0" } }"#).unwrap();
+    let write = |v: &str| {
+        std::fs::write(
+            dir.path().join("index.server.ts"),
+            format!("export default function (s: any) {{ s.addHook(\"agent.open.before\", async ({{ request }}: any) => ({{ ...request, env: {{ V: \"{v}\" }} }})); return () => console.log(\"cleanup {v}\"); }}"),
+        )
+        .unwrap()
+    };
+    write("one");
+    let host = host();
+    host.load(dir.path()).await.unwrap();
+    assert_eq!(open(&host, open_request()).await.unwrap()["env"]["V"], "one");
+    write("two");
+    host.reload("edit-me").await.unwrap();
+    assert_eq!(open(&host, open_request()).await.unwrap()["env"]["V"], "two");
+    assert_eq!(
+        log_lines(&host, "edit-me"),
+        [
+            "[paseo] Loading plugin", "[paseo] Plugin ready", "[paseo] Stopping plugin", "cleanup one",
+            "[paseo] Plugin stopped", "[paseo] Loading plugin", "[paseo] Plugin ready",
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plugin_inspect_shows_registrations() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_paseo"))
+        .args(["plugin", "inspect", "--json"])
+        .arg(fixture("legacy-mixed"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(info["status"], "running");
+    assert_eq!(
+        info["registrations"]["hooks"],
+        json!([
+            { "hook": "agent.open.before", "via": "before", "as": "agent.session_open" },
+            { "hook": "agent.open.before", "via": "addHook", "as": "agent.open.before" },
+            { "hook": "agent.create.after", "via": "on", "as": "agent.created" },
+        ])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hook_run_command_prints_json_and_plugin_logs() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_paseo"))
+        .args(["hook", "run", "--plugin"])
+        .arg(fixture("env-inject"))
+        .args(["agent.open.before", &open_request().to_string()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(printed["ok"], true);
+    assert_eq!(printed["output"]["env"]["REGION"], "eu");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("[env-inject] [paseo] Plugin ready"), "{stderr}");
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_paseo"))
+        .args(["hook", "run", "--plugin"])
+        .arg(fixture("bad-return"))
+        .args(["agent.open.before", &open_request().to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        printed,
+        json!({ "ok": false, "error": "Plugin bad-return agent.open.before failed: invalid request: env.PORT: 8080 is not of type \"string\"" })
+    );
+}
