@@ -375,7 +375,7 @@ export function getMaxListeners(emitter) {
 }
 
 export function setMaxListeners(n = defaultMaxListeners, ...eventTargets) {
-  validateMaxListeners(n, "n");
+  validateMaxListeners(n, "setMaxListeners");
   if (eventTargets.length === 0) {
     defaultMaxListeners = n;
     return;
@@ -411,8 +411,7 @@ function validateAbortSignal(signal, name) {
 
 // Resolves with the event's arguments array; rejects on 'error' or abort.
 export async function once(emitter, name, options = {}) {
-  if (options === null || typeof options !== "object") throw invalidArgType("options", "of type object", options);
-  const signal = options.signal;
+  const signal = options?.signal; // Node 20 does not validate `options` itself.
   validateAbortSignal(signal, "options.signal");
   if (signal?.aborted) throw abortError(signal);
   return new Promise((resolve, reject) => {

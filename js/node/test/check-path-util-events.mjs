@@ -293,6 +293,36 @@ for (const name of ["obj", "arrWithProps", "err", "errWithCode", "nullProto", "f
     () => realUtil.inspect(value, { showHidden: true }));
   same(`inspect(${name}, true, 0)`, () => myUtil.inspect(value, true, 0), () => realUtil.inspect(value, true, 0));
 }
+// Random nested structures stress the line-breaking/grouping logic.
+const randomValue = (depth) => {
+  const kind = rand(depth > 4 ? 6 : 11);
+  switch (kind) {
+    case 0: return rand(100000) - 500;
+    case 1: return "s".repeat(rand(30));
+    case 2: return [null, undefined, true, -0, 1.5, 12n][rand(6)];
+    case 3: return `line ${rand(9)}\n`.repeat(rand(4) + 1) + "x".repeat(rand(20));
+    case 4: return ["a", "bb", "ccc", "it's", "dddddddddddd"][rand(5)];
+    case 5: return rand(1e9) / 7;
+    case 6: case 7: return Array.from({ length: rand(depth < 2 ? 40 : 9) }, () => randomValue(depth + 1));
+    case 8: return Object.fromEntries(Array.from({ length: rand(8) }, (_, i) => [["k", "key", "long_key_name", "x-y"][rand(4)] + i, randomValue(depth + 1)]));
+    case 9: return new Map(Array.from({ length: rand(4) }, () => [randomValue(depth + 1), randomValue(depth + 1)]));
+    default: return new Set(Array.from({ length: rand(5) }, () => randomValue(depth + 1)));
+  }
+};
+for (let i = 0; i < 600; i++) {
+  const value = randomValue(0);
+  const opts = [undefined, { depth: 4 }, { breakLength: 60 }, { compact: 2, depth: Infinity }, { compact: false }][i % 5];
+  const args = opts === undefined ? [value] : [value, opts];
+  same(`inspect(random #${i}, ${JSON.stringify(opts)})`, () => myUtil.inspect(...args), () => realUtil.inspect(...args));
+  same(`format('%s %o', random #${i})`, () => myUtil.format("%s %o %j", value, value, 1), () => realUtil.format("%s %o %j", value, value, 1));
+}
+check("inspect QuickJS-style stacks (frames only)", () => {
+  const err = new TypeError("qjs");
+  err.stack = "    at foo (main.js:3)\n    at <eval> (main.js:5)\n";
+  assert.equal(myUtil.inspect(err), "TypeError: qjs\n    at foo (main.js:3)\n    at <eval> (main.js:5)");
+  assert.equal(myUtil.inspect({ e: err }), "{\n  e: TypeError: qjs\n      at foo (main.js:3)\n      at <eval> (main.js:5)\n}");
+  assert.equal(myUtil.inspect(Promise.resolve(1)), "Promise { <unknown> }");
+});
 check("inspect symbols and defaults", () => {
   assert.equal(myUtil.inspect.custom, realUtil.inspect.custom);
   assert.deepEqual(Object.keys(myUtil.inspect.defaultOptions), Object.keys(realUtil.inspect.defaultOptions));
@@ -716,7 +746,10 @@ async function asyncEventScenarios(EE) {
   log.push(await pending, e.listenerCount("never"), e.listenerCount("error"));
   log.push(await outcomeAsync(() => EE.once(e, "never", { signal: ac.signal })));
   log.push(await outcomeAsync(() => EE.once(e, "x", { signal: 1 })));
-  log.push(await outcomeAsync(() => EE.once(e, "x", null)));
+  for (const options of [null, 5]) {
+    setTimeout(() => e.emit("x", options), 1);
+    log.push(await outcomeAsync(() => EE.once(e, "x", options)));
+  }
   log.push(await outcomeAsync(() => EE.once({}, "x")));
 
   const target = new EventTarget();

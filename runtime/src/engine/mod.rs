@@ -190,6 +190,10 @@ async fn actor_main(config: IsolateConfig, mut rx: mpsc::UnboundedReceiver<Call>
     let exit = match Actor::new(config).await {
         Ok(mut actor) => {
             let exit = actor.run(&mut rx).await;
+            // Record the reason before anyone waiting hears about it.
+            if let Exit::Fatal(reason) = &exit {
+                shared.fatal.lock().unwrap().get_or_insert(reason.clone());
+            }
             actor.fail_pending(&exit);
             exit
         }

@@ -114,7 +114,12 @@ impl PluginModuleLoader {
         if specifier.starts_with("paseo:") {
             // Internal modules are reachable only from host code.
             // (The engine loads the bootstrap with a non-URL referrer.)
-            if referrer.starts_with("paseo:") || referrer.starts_with("node:") || ModuleSpecifier::parse(referrer).is_err() {
+            // CommonJS facades (file modules) reach the require machinery too.
+            if referrer.starts_with("paseo:")
+                || referrer.starts_with("node:")
+                || ModuleSpecifier::parse(referrer).is_err()
+                || specifier == "paseo:internal/cjs"
+            {
                 return Ok(ModuleSpecifier::parse(specifier).unwrap());
             }
             return Err(format!("Cannot find module '{specifier}'"));
@@ -175,8 +180,10 @@ impl PluginModuleLoader {
                 if !path.components().any(|c| c.as_os_str() == "node_modules") {
                     return false;
                 }
-                match self.esm.resolve(path.parent().unwrap_or(path), &format!("./{}", path.file_name().unwrap().to_string_lossy())) {
-                    Ok(r) => r.module_type() == Some(oxc_resolver::ModuleType::CommonJs),
+                // Node's rule: `.js` is CommonJS unless the nearest package.json says "module".
+                let file = format!("./{}", path.file_name().unwrap().to_string_lossy());
+                match self.esm.resolve(path.parent().unwrap_or(path), &file) {
+                    Ok(r) => r.package_json().and_then(|p| p.r#type()) != Some(oxc_resolver::PackageType::Module),
                     Err(_) => true,
                 }
             }
@@ -225,10 +232,16 @@ impl PluginModuleLoader {
     fn load_file(&self, url: &ModuleSpecifier, requested: &RequestedModuleType) -> Result<ModuleSource, String> {
         let path = url.to_file_path().map_err(|_| format!("Not a file URL: {url}"))?;
         self.check_folder_rules(&path)?;
-        let is_json = path.extension().is_some_and(|e| e == "json");
-        if is_json || matches!(requested, RequestedModuleType::Json) {
+        if matches!(requested, RequestedModuleType::Json) {
             let text = std::fs::read_to_string(&path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
             return Ok(ModuleSource::new(ModuleType::Json, ModuleSourceCode::String(text.into()), url, None));
+        }
+        if path.extension().is_some_and(|e| e == "json") {
+            // Bundlers let `import x from "./x.json"` work without `with { type: "json" }`.
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
+            serde_json::from_str::<serde_json::Value>(&text).map_err(|e| format!("Invalid JSON in {}: {e}", path.display()))?;
+            let code = format!("export default JSON.parse({});\n", serde_json::to_string(&text).unwrap());
+            return Ok(ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code.into()), url, None));
         }
         if self.is_commonjs(&path) {
             let text = std::fs::read_to_string(&path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;

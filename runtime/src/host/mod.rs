@@ -307,7 +307,7 @@ impl PluginHost {
             .unwrap()
             .iter()
             .filter_map(|(id, slot)| {
-                let iso = slot.isolate.as_ref()?;
+                let iso = slot.isolate.as_ref().filter(|i| i.is_alive() && i.shared.fatal.lock().unwrap().is_none())?;
                 iso.shared.registrations.lock().unwrap().has_hook(hook).then(|| (id.clone(), iso.clone(), slot.limits.clone()))
             })
             .collect()
