@@ -181,7 +181,8 @@ function hexWrite(dst, str, off, max) {
   // Node stops at the first invalid pair and drops a trailing odd digit.
   const n = Math.min(str.length >>> 1, max);
   for (let i = 0; i < n; i++) {
-    const h = hexVal(str.charCodeAt(2 * i)), l = hexVal(str.charCodeAt(2 * i + 1));
+    // Like Node, only the low byte of each UTF-16 unit is looked at.
+    const h = hexVal(str.charCodeAt(2 * i) & 0xff), l = hexVal(str.charCodeAt(2 * i + 1) & 0xff);
     if (h < 0 || l < 0) return i;
     dst[off + i] = (h << 4) | l;
   }
@@ -206,11 +207,12 @@ function base64Length(str) {
 }
 function base64Write(dst, str, off, max) {
   // Node's decoder accepts both alphabets, skips any other character
-  // (whitespace, junk) and stops at the first '='.
+  // (whitespace, junk) and stops at the first '='. Like Node, it only looks
+  // at the low byte of each UTF-16 unit.
   const end = off + max;
   let p = off, n = 0, prev = 0;
   for (let i = 0; i < str.length && p < end; i++) {
-    const c = str.charCodeAt(i);
+    const c = str.charCodeAt(i) & 0xff;
     if (c === 0x3d) break;
     const v = c < 128 ? B64_REV[c] : -1;
     if (v < 0) continue;
@@ -317,6 +319,8 @@ function copyBytes(source, target, targetStart, sourceStart, sourceEnd) {
   return nb;
 }
 
+const u8fill = Uint8Array.prototype.fill;
+
 // Node's fill(): numbers use TypedArray#fill; strings/views repeat a pattern.
 function fillImpl(buf, value, offset, end, encoding) {
   let codec;
@@ -342,7 +346,7 @@ function fillImpl(buf, value, offset, end, encoding) {
   }
   if (typeof value === 'number') {
     if (end > buf.length) throw errBounds();
-    return buf.fill(value, offset, end);
+    return u8fill.call(buf, value, offset, end);
   }
   let n;
   if (typeof value === 'string') {
@@ -359,7 +363,7 @@ function fillImpl(buf, value, offset, end, encoding) {
     n = bytes.length;
     buf.set(bytes.subarray(0, end - offset), offset);
   } else {
-    return buf.fill((value >>> 0) & 255, offset, end); // booleans, objects: Node coerces to uint32
+    return u8fill.call(buf, (value >>> 0) & 255, offset, end); // booleans, objects: Node coerces to uint32
   }
   if (n === 0) throw errArgValue('value', value);
   for (let p = offset + n; p < end; p += n) buf.copyWithin(p, offset, Math.min(offset + n, offset + end - p));
@@ -398,7 +402,9 @@ function indexOfImpl(buf, val, byteOffset, encoding, forward) {
   if (Number.isNaN(byteOffset)) byteOffset = forward ? 0 : buf.length;
   byteOffset = Math.trunc(byteOffset);
 
-  let ucs2 = false;
+  // UTF-16 searches run over whole code units only, like Node's (not for numbers).
+  const ucs2 = typeof val !== 'number' && encoding !== undefined && encodingName(encoding) === 'utf16le';
+  const needleIsString = typeof val === 'string';
   if (typeof val === 'number') val = Uint8Array.of(val >>> 0);
   else if (typeof val === 'string') {
     if (encoding !== undefined) getCodec(encoding);
@@ -406,10 +412,9 @@ function indexOfImpl(buf, val, byteOffset, encoding, forward) {
   } else if (!isUint8Array(val)) {
     throw errArgType('value', 'one of type number or string or an instance of Buffer or Uint8Array', val);
   }
-  // UTF-16 searches run over whole code units only, like Node's.
-  if (typeof val !== 'number' && encoding !== undefined) ucs2 = encodingName(encoding) === 'utf16le';
   const hayLen = ucs2 ? buf.length & ~1 : buf.length;
-  const start = searchStart(hayLen, byteOffset, val.length, forward);
+  // Node rounds the length used for the start offset only for string needles.
+  const start = searchStart(needleIsString ? hayLen : buf.length, byteOffset, val.length, forward);
   if (val.length === 0) return start;
   if (start < 0 || hayLen === 0 || val.length > hayLen || (forward && start + val.length > hayLen)) return -1;
   if (ucs2 && val.length < 2) return -1;
@@ -684,6 +689,7 @@ export class Buffer extends Uint8Array {
 }
 Buffer.poolSize = 8192;
 Buffer.prototype.toLocaleString = Buffer.prototype.toString;
+Buffer.prototype.inspect = Buffer.prototype[Symbol.for('nodejs.util.inspect.custom')];
 
 function readVar(buf, offset, byteLength, le, signed) {
   if (offset === undefined) throw errArgType('offset', 'of type number', offset);
@@ -693,6 +699,7 @@ function readVar(buf, offset, byteLength, le, signed) {
 }
 function writeVar(buf, value, offset, byteLength, le, signed) {
   checkByteLength(byteLength);
+  if (byteLength === 1 && typeof offset !== 'number') checkBounds(buf, offset, 1); // Node checks this first
   value = +value;
   const bits = byteLength * 8;
   checkValue(value, signed ? -(2 ** (bits - 1)) : 0, signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1, byteLength);
@@ -755,6 +762,7 @@ for (const size of [1, 2, 4]) {
       };
       Buffer.prototype[`write${name}`] = function (value, offset = 0) {
         value = +value;
+        if (size === 1 && typeof offset !== 'number') checkBounds(this, offset, size); // Node checks this first
         checkValue(value, min, max, size);
         checkBounds(this, offset, size);
         return writeIntAt(this, value, offset, size, le);
@@ -777,7 +785,10 @@ for (const key of Object.getOwnPropertyNames(Buffer.prototype)) {
   if (key.includes('UInt')) Buffer.prototype[key.replace('UInt', 'Uint')] = Buffer.prototype[key];
 }
 for (const key of Object.getOwnPropertyNames(Buffer.prototype)) {
-  if (key !== 'constructor') Object.defineProperty(Buffer.prototype, key, { enumerable: false });
+  if (key === 'constructor') continue;
+  Object.defineProperty(Buffer.prototype, key, { enumerable: false });
+  const fn = Buffer.prototype[key];
+  if (!fn.name) Object.defineProperty(fn, 'name', { value: key }); // the generated ones are anonymous
 }
 
 export function SlowBuffer(size) {

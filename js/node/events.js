@@ -443,7 +443,7 @@ export function addAbortListener(signal, listener) {
   if (typeof listener !== "function") throw invalidArgType("listener", "of type function", listener);
   let removeEventListener;
   if (signal.aborted) {
-    queueMicrotask(() => listener());
+    Promise.resolve().then(() => listener()); // Async, like Node's queueMicrotask.
   } else {
     signal.addEventListener("abort", listener, { once: true });
     removeEventListener = () => signal.removeEventListener("abort", listener);

@@ -1192,7 +1192,7 @@ promisify.custom = kCustomPromisifiedSymbol;
 
 const nextTick = (fn, ...args) => {
   if (typeof globalThis.process?.nextTick === "function") globalThis.process.nextTick(fn, ...args);
-  else queueMicrotask(() => fn(...args));
+  else Promise.resolve().then(() => fn(...args)); // queueMicrotask may be absent.
 };
 
 function callbackifyOnRejected(reason, cb) {

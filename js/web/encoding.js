@@ -9,6 +9,18 @@ function fromCodes(codes) {
   return s;
 }
 
+function utf8Length(str) {
+  let n = str.length;
+  for (let i = 0; i < str.length; i++) {
+    const c = str.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && (str.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 2; i++; }
+    else n += 2; // 3 bytes; lone surrogates become U+FFFD (also 3 bytes)
+  }
+  return n;
+}
+
 // Encodes str as UTF-8 into dst (lone surrogates become U+FFFD) without
 // splitting a character; returns [UTF-16 units read, bytes written].
 function utf8Encode(str, dst) {
@@ -147,8 +159,9 @@ export class TextEncoder {
   }
   encode(input = '') {
     const str = `${input}`;
-    const dst = new Uint8Array(str.length * 3); // worst case: 3 bytes per UTF-16 unit
-    return dst.slice(0, utf8Encode(str, dst)[1]);
+    const dst = new Uint8Array(utf8Length(str));
+    utf8Encode(str, dst);
+    return dst;
   }
   encodeInto(source, destination) {
     if (taTag.call(destination) !== 'Uint8Array') {

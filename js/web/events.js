@@ -119,6 +119,12 @@ export class Event {
   stopImmediatePropagation() {
     this.#s.stop = this.#s.stopImmediate = true;
   }
+  initEvent(type, bubbles = false, cancelable = false) {
+    if (arguments.length === 0) throw nodeTypeError('ERR_MISSING_ARGS', 'The "type" argument must be specified');
+    if (this.#s.dispatching) return;
+    Object.assign(this.#s, { type: `${type}`, bubbles: Boolean(bubbles), cancelable: Boolean(cancelable),
+      canceled: false, stop: false, stopImmediate: false, target: null });
+  }
   get [Symbol.toStringTag]() {
     return 'Event';
   }
@@ -197,9 +203,10 @@ export class EventTarget {
     s.dispatching = true;
     s.target = s.currentTarget = this;
     try {
-      // Snapshot: listeners added during dispatch don't run; removed ones are skipped.
-      for (const l of this.#listeners.get(s.type)?.slice() ?? []) {
-        if (s.stop) break; // per DOM, also set by stopPropagation() before dispatch
+      // Per DOM, stopPropagation() before dispatch means no listener runs, and
+      // the snapshot means listeners added during dispatch wait for the next one.
+      const listeners = s.stop ? [] : this.#listeners.get(s.type)?.slice() ?? [];
+      for (const l of listeners) {
         if (l.removed) continue;
         if (l.once) this.removeEventListener(s.type, l.callback, { capture: l.capture });
         s.passive = l.passive;
