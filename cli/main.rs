@@ -47,9 +47,17 @@ fn main() -> ExitCode {
     }
 }
 
+/// `$PASEO_HOME` (default `~/.paseo`), the daemon's home.
+fn paseo_home() -> PathBuf {
+    std::env::var_os("PASEO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/".into())).join(".paseo"))
+}
+
 fn stderr_logs() -> HostOptions {
     HostOptions {
         log_listener: Some(Arc::new(|id: &str, entry: &LogEntry| eprintln!("[{id}] {}", entry.message))),
+        bytecode_cache_dir: Some(paseo_home().join("cache/quickjs-bytecode")),
         ..HostOptions::default()
     }
 }

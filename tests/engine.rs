@@ -169,7 +169,9 @@ async fn reload_picks_up_edited_source_and_keeps_the_log_tail() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plugin_inspect_shows_registrations() {
+    let home = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_paseo"))
+        .env("PASEO_HOME", home.path())
         .args(["plugin", "inspect", "--json"])
         .arg(fixture("legacy-mixed"))
         .output()
@@ -189,7 +191,9 @@ async fn plugin_inspect_shows_registrations() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn hook_run_command_prints_json_and_plugin_logs() {
+    let home = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_paseo"))
+        .env("PASEO_HOME", home.path())
         .args(["hook", "run", "--plugin"])
         .arg(fixture("env-inject"))
         .args(["agent.open.before", &open_request().to_string()])
@@ -203,6 +207,7 @@ async fn hook_run_command_prints_json_and_plugin_logs() {
     assert!(stderr.contains("[env-inject] [paseo] Plugin ready"), "{stderr}");
 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_paseo"))
+        .env("PASEO_HOME", home.path())
         .args(["hook", "run", "--plugin"])
         .arg(fixture("bad-return"))
         .args(["agent.open.before", &open_request().to_string()])

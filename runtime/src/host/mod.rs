@@ -30,6 +30,11 @@ pub struct HostOptions {
     pub limits: Limits,
     /// Sees every plugin log line as it is written.
     pub log_listener: Option<LogListener>,
+    /// Where QuickJS may keep compiled bytecode between runs (the daemon's home, e.g.
+    /// `$PASEO_HOME/cache/quickjs-bytecode`). `None` disables the cache, so nothing is
+    /// written outside the daemon's home by accident and tests never depend on its state.
+    /// The engine reads this once per process: the first host created decides.
+    pub bytecode_cache_dir: Option<PathBuf>,
 }
 
 impl Default for HostOptions {
@@ -39,6 +44,7 @@ impl Default for HostOptions {
             host_js_dir: default_host_js_dir(),
             limits: Limits::default(),
             log_listener: None,
+            bytecode_cache_dir: None,
         }
     }
 }
@@ -95,6 +101,7 @@ pub struct PluginHost {
 
 impl PluginHost {
     pub fn new(options: HostOptions) -> Self {
+        configure_bytecode_cache(options.bytecode_cache_dir.as_deref());
         PluginHost { options, slots: Mutex::default(), logs: Mutex::default() }
     }
 
@@ -353,6 +360,18 @@ impl PluginHost {
                 tracing::warn!(target: "paseo::host", "{e}");
             }
         });
+    }
+}
+
+/// v8x (the QuickJS backend) caches bytecode under `~/.cache/v8x` unless told otherwise through
+/// its environment variables, which it reads once. An explicit setting by the user wins.
+fn configure_bytecode_cache(dir: Option<&Path>) {
+    if std::env::var_os("V82JSC_BC_CACHE_DIR").is_some() || std::env::var_os("V82JSC_NO_BC_CACHE").is_some() {
+        return;
+    }
+    match dir {
+        Some(dir) => std::env::set_var("V82JSC_BC_CACHE_DIR", dir),
+        None => std::env::set_var("V82JSC_NO_BC_CACHE", "1"),
     }
 }
 
