@@ -6,6 +6,7 @@ import * as timers from "paseo:internal/timers";
 import { Event, EventTarget, CustomEvent, DOMException, AbortController, AbortSignal } from "paseo:internal/web/events";
 import { TextEncoder, TextDecoder, atob, btoa } from "paseo:internal/web/encoding";
 import { URL, URLSearchParams } from "paseo:internal/web/url";
+import * as fetchApi from "paseo:internal/web/fetch";
 import { Buffer } from "node:buffer";
 import process from "node:process";
 import { ops } from "paseo:internal/core";
@@ -40,11 +41,6 @@ const crypto = {
   },
 };
 
-async function fetch(input) {
-  const url = typeof input === "string" ? input : input?.url ?? String(input);
-  throw new TypeError(`fetch(${JSON.stringify(url)}) failed: fetch is not supported by the Paseo plugin host yet`);
-}
-
 define("console", console);
 for (const name of ["setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate"]) {
   define(name, timers[name]);
@@ -53,10 +49,12 @@ define("structuredClone", (value, options) => core.structuredClone(value, option
 for (const [name, value] of Object.entries({
   Event, EventTarget, CustomEvent, DOMException, AbortController, AbortSignal,
   TextEncoder, TextDecoder, atob, btoa, URL, URLSearchParams, Buffer, process,
-  performance, crypto, fetch, global: globalThis,
+  performance, crypto, global: globalThis,
 })) {
   define(name, value);
 }
+// fetch and its classes (Request, Response, Headers, ReadableStream, …) as web/fetch.js exports them.
+for (const [name, value] of Object.entries(fetchApi)) define(name, value);
 
 await import("paseo:internal/host");
 delete globalThis.Deno;

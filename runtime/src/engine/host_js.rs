@@ -37,6 +37,13 @@ const SOURCES: &[(&str, &str)] = &[
     ("node:timers", js!("node/timers.js")),
     ("node:timers/promises", js!("node/timers_promises.js")),
     ("node:module", js!("node/module.js")),
+    ("node:crypto", js!("node/crypto.js")),
+    ("node:child_process", js!("node/child_process.js")),
+    ("node:net", js!("node/net.js")),
+    ("node:http", js!("node/http.js")),
+    ("node:dns", js!("node/dns.js")),
+    ("node:dns/promises", js!("node/dns_promises.js")),
+    ("paseo:internal/web/fetch", js!("web/fetch.js")),
 ];
 
 pub fn source(url: &str) -> Option<Cow<'static, str>> {

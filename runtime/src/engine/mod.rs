@@ -219,7 +219,14 @@ impl Actor {
         let heap = config.limits.heap_bytes;
         let mut js = JsRuntime::try_new(RuntimeOptions {
             module_loader: Some(loader.clone()),
-            extensions: vec![ops::paseo_host::init(), crate::node::paseo_node::init()],
+            extensions: vec![
+                ops::paseo_host::init(),
+                crate::node::paseo_node::init(),
+                crate::node::crypto::paseo_crypto::init(),
+                crate::node::child_process::paseo_child_process::init(),
+                crate::node::net::paseo_net::init(),
+                crate::node::fetch::paseo_fetch::init(),
+            ],
             create_params: Some(deno_core::v8::CreateParams::default().heap_limits(0, heap)),
             ..Default::default()
         })

@@ -21,14 +21,15 @@ use super::transpile;
 /// Node builtins this host implements, by bare name.
 pub const NODE_BUILTINS: &[&str] = &[
     "path", "path/posix", "os", "fs", "fs/promises", "util", "events", "buffer", "url", "timers",
-    "timers/promises", "process", "module",
+    "timers/promises", "process", "module", "crypto", "child_process", "net", "http", "dns",
+    "dns/promises",
 ];
 
 /// Node builtins that exist in Node but not (yet) here: importing one fails with a clear error.
 const NODE_UNSUPPORTED: &[&str] = &[
-    "assert", "assert/strict", "async_hooks", "child_process", "cluster", "console", "constants",
-    "crypto", "dgram", "diagnostics_channel", "dns", "dns/promises", "domain", "http", "http2",
-    "https", "inspector", "net", "perf_hooks", "punycode", "querystring", "readline",
+    "assert", "assert/strict", "async_hooks", "cluster", "console", "constants",
+    "dgram", "diagnostics_channel", "domain", "http2",
+    "https", "inspector", "perf_hooks", "punycode", "querystring", "readline",
     "readline/promises", "repl", "sqlite", "stream", "stream/promises", "stream/web",
     "string_decoder", "sys", "test", "tls", "trace_events", "tty", "util/types", "v8", "vm",
     "wasi", "worker_threads", "zlib",

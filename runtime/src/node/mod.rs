@@ -1,7 +1,11 @@
 //! Rust side of the `node:` builtins and web globals that need the OS: file system, OS facts,
 //! process facts, URL parsing, randomness. The JS faces live in `js/node/` and `js/web/`.
 
+pub mod child_process;
+pub mod crypto;
+pub mod fetch;
 mod fs;
+pub mod net;
 
 use deno_core::op2;
 use deno_core::url::Url;

@@ -1,0 +1,3 @@
+//! Ops behind `net` (see js/). Filled in by its own change.
+
+deno_core::extension!(paseo_net);
