@@ -1,3 +1,202 @@
-//! Ops behind `fetch` (see js/). Filled in by its own change.
+//! Ops behind `fetch` (js/web/fetch.js). A request is a resource: `op_fetch_request` builds it,
+//! `op_fetch_send` waits for the response head, `op_fetch_read` yields the body chunk by chunk
+//! and `op_fetch_close` drops it, cancelling whatever is in flight (that is how `abort()` reaches
+//! Rust). Errors carry Node's cause text (`connect ECONNREFUSED 127.0.0.1:1`); the JS side wraps
+//! them in `TypeError: fetch failed`.
+//!
+//! The clients are per isolate, built on first use and kept in `OpState`: reqwest's pooled
+//! connections are driven by tasks on the runtime that opened them, and every plugin thread has
+//! its own current-thread runtime that ends with the plugin.
 
-deno_core::extension!(paseo_fetch);
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::error::Error as _;
+use std::rc::Rc;
+
+use deno_core::{op2, AsyncRefCell, CancelFuture, CancelHandle, OpState, RcRef, Resource, ResourceId};
+use deno_error::JsErrorBox;
+use serde::Serialize;
+
+/// One client follows redirects (up to 20, as fetch does), the other hands 3xx back.
+struct Clients {
+    follow: reqwest::Client,
+    manual: reqwest::Client,
+}
+
+fn clients(state: &mut OpState) -> Result<&Clients, JsErrorBox> {
+    if !state.has::<Clients>() {
+        let build = |policy| {
+            reqwest::Client::builder()
+                .redirect(policy)
+                .no_proxy() // Node's fetch ignores HTTP(S)_PROXY too
+                .build()
+                .map_err(|e| JsErrorBox::type_error(format!("fetch failed: {e}")))
+        };
+        let follow = reqwest::redirect::Policy::custom(|attempt| {
+            if attempt.previous().len() > 20 {
+                attempt.error("redirect count exceeded")
+            } else {
+                attempt.follow()
+            }
+        });
+        let clients = Clients { follow: build(follow)?, manual: build(reqwest::redirect::Policy::none())? };
+        state.put(clients);
+    }
+    Ok(state.borrow::<Clients>())
+}
+
+struct FetchResource {
+    request: RefCell<Option<reqwest::RequestBuilder>>,
+    response: AsyncRefCell<Option<reqwest::Response>>,
+    cancel: CancelHandle,
+}
+
+impl Resource for FetchResource {
+    fn name(&self) -> Cow<'_, str> {
+        "fetch".into()
+    }
+    fn close(self: Rc<Self>) {
+        self.cancel.cancel();
+    }
+}
+
+/// Node's wording for the underlying failure (undici puts it in `cause`).
+fn cause(e: &reqwest::Error) -> JsErrorBox {
+    let addr = e
+        .url()
+        .map(|u| format!("{}:{}", u.host_str().unwrap_or_default(), u.port_or_known_default().unwrap_or(0)))
+        .unwrap_or_default();
+    let mut innermost = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind::*;
+            let text = match io.kind() {
+                ConnectionRefused => Some(format!("connect ECONNREFUSED {addr}")),
+                ConnectionReset => Some("read ECONNRESET".to_string()),
+                TimedOut => Some(format!("connect ETIMEDOUT {addr}")),
+                _ if io.to_string().contains("failed to lookup address") => {
+                    Some(format!("getaddrinfo ENOTFOUND {}", e.url().and_then(|u| u.host_str()).unwrap_or_default()))
+                }
+                _ => None,
+            };
+            if let Some(text) = text {
+                return JsErrorBox::generic(text);
+            }
+        }
+        innermost = s.to_string();
+        source = s.source();
+    }
+    JsErrorBox::generic(innermost)
+}
+
+fn aborted() -> JsErrorBox {
+    JsErrorBox::generic("This operation was aborted")
+}
+
+/// Builds the request; nothing goes out until `op_fetch_send`.
+#[op2]
+#[smi]
+pub fn op_fetch_request(
+    state: &mut OpState,
+    #[string] method: &str,
+    #[string] url: &str,
+    #[serde] headers: Vec<(String, String)>,
+    #[buffer(copy)] body: Vec<u8>,
+    has_body: bool,
+    follow: bool,
+) -> Result<ResourceId, JsErrorBox> {
+    let method = reqwest::Method::from_bytes(method.as_bytes())
+        .map_err(|_| JsErrorBox::type_error(format!("'{method}' is not a valid HTTP method.")))?;
+    let url = reqwest::Url::parse(url).map_err(|_| JsErrorBox::type_error(format!("Failed to parse URL from {url}")))?;
+    let client = clients(state).map(|c| if follow { c.follow.clone() } else { c.manual.clone() })?;
+    let mut request = client.request(method, url);
+    for (name, value) in headers {
+        // Header values are byte strings: each JS char below 256 is one byte.
+        let bytes: Vec<u8> = value.chars().map(|c| c as u32 as u8).collect();
+        let value = reqwest::header::HeaderValue::from_bytes(&bytes)
+            .map_err(|_| JsErrorBox::type_error(format!("Headers.append: \"{value}\" is an invalid header value.")))?;
+        let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| JsErrorBox::type_error(format!("Headers.append: \"{name}\" is an invalid header name.")))?;
+        request = request.header(name, value);
+    }
+    if has_body {
+        request = request.body(body);
+    }
+    let resource = FetchResource {
+        request: RefCell::new(Some(request)),
+        response: AsyncRefCell::new(None),
+        cancel: CancelHandle::new(),
+    };
+    Ok(state.resource_table.add(resource))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResponseHead {
+    status: u16,
+    status_text: String,
+    headers: Vec<(String, String)>,
+    url: String,
+}
+
+fn resource(state: &Rc<RefCell<OpState>>, rid: ResourceId) -> Result<Rc<FetchResource>, JsErrorBox> {
+    state.borrow().resource_table.get::<FetchResource>(rid).map_err(|_| aborted())
+}
+
+#[op2]
+#[serde]
+pub async fn op_fetch_send(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) -> Result<ResponseHead, JsErrorBox> {
+    let res = resource(&state, rid)?;
+    let request = res.request.borrow_mut().take().ok_or_else(aborted)?;
+    let response = request
+        .send()
+        .or_cancel(RcRef::map(&res, |r| &r.cancel))
+        .await
+        .map_err(|_| aborted())?
+        .map_err(|e| cause(&e))?;
+    let head = ResponseHead {
+        status: response.status().as_u16(),
+        status_text: response.status().canonical_reason().unwrap_or_default().to_string(),
+        // Latin-1, as undici decodes header bytes.
+        headers: response
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), v.as_bytes().iter().map(|&b| b as char).collect()))
+            .collect(),
+        url: response.url().to_string(),
+    };
+    *RcRef::map(&res, |r| &r.response).borrow_mut().await = Some(response);
+    Ok(head)
+}
+
+/// The next body chunk; empty at the end.
+#[op2]
+#[buffer]
+pub async fn op_fetch_read(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) -> Result<Vec<u8>, JsErrorBox> {
+    let res = resource(&state, rid)?;
+    let mut slot = RcRef::map(&res, |r| &r.response).borrow_mut().await;
+    let Some(response) = slot.as_mut() else { return Ok(Vec::new()) };
+    loop {
+        match response.chunk().or_cancel(RcRef::map(&res, |r| &r.cancel)).await {
+            Err(_) => return Err(aborted()),
+            Ok(Err(e)) => return Err(cause(&e)),
+            Ok(Ok(Some(chunk))) if chunk.is_empty() => continue,
+            Ok(Ok(Some(chunk))) => return Ok(chunk.to_vec()),
+            Ok(Ok(None)) => {
+                *slot = None;
+                return Ok(Vec::new());
+            }
+        }
+    }
+}
+
+/// Drops the request, cancelling a pending send or read.
+#[op2(fast)]
+pub fn op_fetch_close(state: &mut OpState, #[smi] rid: ResourceId) {
+    if let Ok(res) = state.resource_table.take_any(rid) {
+        res.close();
+    }
+}
+
+deno_core::extension!(paseo_fetch, ops = [op_fetch_request, op_fetch_send, op_fetch_read, op_fetch_close]);
