@@ -2,6 +2,7 @@
 
 pub mod catalogue;
 pub mod dispatch;
+pub mod types;
 pub mod validate;
 
 pub use catalogue::catalogue;

@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::engine::{CallError, CallKind, Isolate, IsolateConfig, Limits, PluginShared, Registrations};
+use crate::hooks::types::{EventHook, RequestHook};
 use crate::hooks::{self, HookError};
 use logs::{LogEntry, LogListener, LogTail, Stream};
 use manifest::Manifest;
@@ -97,12 +98,23 @@ pub struct PluginHost {
     options: HostOptions,
     slots: Mutex<BTreeMap<String, Slot>>,
     logs: Mutex<HashMap<String, Arc<LogTail>>>,
+    /// Notifications fired with `notify` and not finished yet (drained at shutdown).
+    in_flight: Arc<InFlight>,
 }
+
+#[derive(Default)]
+struct InFlight {
+    count: std::sync::atomic::AtomicUsize,
+    idle: tokio::sync::Notify,
+}
+
+/// How long `shutdown` lets pending notifications finish before stopping plugins.
+pub const NOTIFICATION_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl PluginHost {
     pub fn new(options: HostOptions) -> Self {
         configure_bytecode_cache(options.bytecode_cache_dir.as_deref());
-        PluginHost { options, slots: Mutex::default(), logs: Mutex::default() }
+        PluginHost { options, slots: Mutex::default(), logs: Mutex::default(), in_flight: Arc::default() }
     }
 
     fn log_tail(&self, id: &str) -> Arc<LogTail> {
@@ -259,8 +271,18 @@ impl PluginHost {
         Ok(())
     }
 
-    /// Stops every plugin.
+    /// Gives pending notifications up to 5 s to finish, then stops every plugin.
     pub async fn shutdown(&self) {
+        let drained = async {
+            loop {
+                let idle = self.in_flight.idle.notified();
+                if self.in_flight.count.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                    return;
+                }
+                idle.await;
+            }
+        };
+        let _ = tokio::time::timeout(NOTIFICATION_DRAIN, drained).await;
         let ids: Vec<String> = self.slots.lock().unwrap().keys().cloned().collect();
         for id in ids {
             let _ = self.stop(&id).await;
@@ -351,15 +373,51 @@ impl PluginHost {
         hooks::dispatch::run_request_chain(spec, input, subscribers, open).await
     }
 
-    /// Fires a notification without waiting; failures are logged under each plugin.
-    pub fn notify(self: &Arc<Self>, hook: &str, event: Value) {
+    /// Fires a notification without waiting; failures are logged under each plugin. Shutdown
+    /// waits up to 5 s for the notifications still running.
+    pub fn notify_json(self: &Arc<Self>, hook: &str, event: Value) {
         let host = self.clone();
         let hook = hook.to_string();
+        self.in_flight.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         tokio::spawn(async move {
             if let Err(e) = host.run_hook(&hook, event, &OpenContext::default()).await {
                 tracing::warn!(target: "paseo::host", "{e}");
             }
+            if host.in_flight.count.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+                host.in_flight.idle.notify_waiters();
+            }
         });
+    }
+
+    /// Typed `notify_json`: `host.notify::<AgentTurnAfter>(TurnEndEvent { … })`.
+    pub fn notify<H: EventHook>(self: &Arc<Self>, event: H::Event) {
+        match serde_json::to_value(&event) {
+            Ok(value) => self.notify_json(H::NAME, value),
+            Err(e) => tracing::warn!(target: "paseo::host", "cannot encode {} event: {e}", H::NAME),
+        }
+    }
+
+    /// Runs a waiting request hook with typed payloads, e.g.
+    /// `host.before::<AgentCreateBefore>(request).await`.
+    pub async fn before<H: RequestHook>(&self, request: H::Request) -> Result<H::Request, HookError> {
+        self.before_with::<H>(request, &OpenContext::default()).await
+    }
+
+    /// `before` with the per-open facts `agent.open.before` checks clashes against.
+    pub async fn before_with<H: RequestHook>(&self, request: H::Request, open: &OpenContext) -> Result<H::Request, HookError> {
+        let payload_error = |e: serde_json::Error| HookError::InvalidInput { hook: H::NAME.into(), message: format!("{} payload: {e}", H::NAME) };
+        let value = serde_json::to_value(&request).map_err(payload_error)?;
+        let out = self.run_hook(H::NAME, value, open).await?;
+        serde_json::from_value(out).map_err(payload_error)
+    }
+
+    /// Dispatches an event hook and waits for every handler: `worktree.create.after` fails
+    /// with the first plugin's error (the daemon then removes the worktree); notifications
+    /// only log their failures.
+    pub async fn emit<H: EventHook>(&self, event: H::Event) -> Result<(), HookError> {
+        let value = serde_json::to_value(&event)
+            .map_err(|e| HookError::InvalidInput { hook: H::NAME.into(), message: format!("{} payload: {e}", H::NAME) })?;
+        self.run_hook(H::NAME, value, &OpenContext::default()).await.map(|_| ())
     }
 }
 
