@@ -44,6 +44,13 @@ const SOURCES: &[(&str, &str)] = &[
     ("node:dns", js!("node/dns.js")),
     ("node:dns/promises", js!("node/dns_promises.js")),
     ("paseo:internal/web/fetch", js!("web/fetch.js")),
+    ("node:stream", js!("node/stream.js")),
+    ("node:stream/promises", js!("node/stream_promises.js")),
+    ("node:string_decoder", js!("node/string_decoder.js")),
+    ("node:assert", js!("node/assert.js")),
+    ("node:assert/strict", js!("node/assert_strict.js")),
+    ("node:querystring", js!("node/querystring.js")),
+    ("node:perf_hooks", js!("node/perf_hooks.js")),
 ];
 
 pub fn source(url: &str) -> Option<Cow<'static, str>> {

@@ -22,16 +22,16 @@ use super::transpile;
 pub const NODE_BUILTINS: &[&str] = &[
     "path", "path/posix", "os", "fs", "fs/promises", "util", "events", "buffer", "url", "timers",
     "timers/promises", "process", "module", "crypto", "child_process", "net", "http", "dns",
-    "dns/promises",
+    "dns/promises", "stream", "stream/promises", "string_decoder", "assert", "assert/strict",
+    "querystring", "perf_hooks",
 ];
 
 /// Node builtins that exist in Node but not (yet) here: importing one fails with a clear error.
 const NODE_UNSUPPORTED: &[&str] = &[
-    "assert", "assert/strict", "async_hooks", "cluster", "console", "constants",
+    "async_hooks", "cluster", "console", "constants",
     "dgram", "diagnostics_channel", "domain", "http2",
-    "https", "inspector", "perf_hooks", "punycode", "querystring", "readline",
-    "readline/promises", "repl", "sqlite", "stream", "stream/promises", "stream/web",
-    "string_decoder", "sys", "test", "tls", "trace_events", "tty", "util/types", "v8", "vm",
+    "https", "inspector", "punycode", "readline",
+    "readline/promises", "repl", "sqlite", "stream/web", "sys", "test", "tls", "trace_events", "tty", "util/types", "v8", "vm",
     "wasi", "worker_threads", "zlib",
 ];
 

@@ -3,6 +3,7 @@
 pub mod catalogue;
 pub mod dispatch;
 pub mod types;
+pub mod typescript;
 pub mod validate;
 
 pub use catalogue::catalogue;

@@ -1,0 +1,2 @@
+// node:stream/promises: not implemented yet.
+throw new Error("node:stream/promises is not supported by the Paseo plugin host yet");
