@@ -39,7 +39,8 @@ async fn zod_and_the_sdk_values_are_provided_by_the_host() {
     let out = open(&host, request).await.unwrap();
     assert_eq!(out["env"]["ZOD"], "world:b");
     let info = host.plugin("with-zod").unwrap();
-    assert_eq!(info.registrations.rpc, ["greet.say"]);
+    // Registering settings auto-publishes their read/write/reset RPCs.
+    assert_eq!(info.registrations.rpc, ["greet.say", "settings.preferences.read", "settings.preferences.reset", "settings.preferences.write"]);
     assert_eq!(info.registrations.settings, ["preferences"]);
 }
 

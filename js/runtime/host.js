@@ -3,7 +3,8 @@
 // invokes plugin code (`invoke`), whose outcome always comes back through op_host_settle.
 import { ops } from "paseo:internal/core";
 import { TOOL } from "paseo:internal/tools";
-import { createPaseoApi } from "paseo:internal/paseo";
+import { createPaseoApi, sdkCall, deliver, closeSubscriptions } from "paseo:internal/paseo";
+import { createSettings } from "paseo:internal/settings";
 
 const CATALOGUE = JSON.parse(ops.op_hook_catalogue());
 const byName = new Map(CATALOGUE.map((h) => [h.name, h]));
@@ -50,6 +51,24 @@ function register(hook, fn, via, as) {
   };
 }
 
+// RPC methods: `server.handle` contracts and the auto-published settings methods.
+function registerRpc(name, handler, contract = null) {
+  if (!/^[a-z][a-z0-9._-]*$/.test(name)) throw new Error(`Invalid plugin RPC method: ${name}`);
+  if (rpcMethods.has(name)) throw new Error(`Duplicate plugin RPC method: ${name}`);
+  rpcMethods.set(name, { contract, handler });
+  reportRegistrations();
+}
+
+async function runRpc(name, input) {
+  const entry = rpcMethods.get(name);
+  if (!entry) throw new Error(`Unknown RPC method: ${name}`);
+  const { contract, handler } = entry;
+  const parsed = contract?.input?.parseAsync ? await contract.input.parseAsync(input) : input;
+  const result = await handler(parsed, { paseo });
+  const output = contract?.output?.parseAsync ? await contract.output.parseAsync(result) : result;
+  return JSON.stringify(output === undefined ? null : output);
+}
+
 function warnDeprecated(method, name, hook) {
   if (warnedDeprecated) return;
   warnedDeprecated = true;
@@ -86,26 +105,34 @@ const server = {
   handle(contract, handler) {
     const name = typeof contract?.name === "string" ? contract.name.trim() : String(contract?.name);
     if (typeof handler !== "function") throw new Error(`Plugin RPC ${name} must provide a handler`);
-    if (!/^[a-z][a-z0-9._-]*$/.test(name)) throw new Error(`Invalid plugin RPC method: ${name}`);
-    if (rpcMethods.has(name)) throw new Error(`Duplicate plugin RPC method: ${name}`);
-    rpcMethods.set(name, { contract, handler });
-    reportRegistrations();
+    registerRpc(name, handler, contract);
   },
   registerSettings(definition) {
     const id = definition?.id;
+    if (typeof id !== "string" || !/^[a-z][a-z0-9_-]*$/.test(id)) throw new Error("Invalid settings ID");
+    if (definition.scope !== "host") throw new Error("Only host-scoped settings are supported");
+    if (!Number.isSafeInteger(definition.version) || definition.version < 1) throw new Error("Invalid settings version");
+    if (typeof definition.schema?.safeParse !== "function") throw new Error(`Settings ${id} must provide a zod schema`);
     if (settingsIds.includes(id)) throw new Error(`Duplicate settings: ${id}`);
     settingsIds.push(id);
+    const document = createSettings(definition, { registerRpc, log: (line) => ops.op_host_log(1, line) });
     reportRegistrations();
-    const unavailable = () => Promise.reject(new Error("Plugin settings storage is not supported by this Paseo plugin host yet"));
-    return { read: unavailable, update: unavailable, subscribe: () => () => {} };
+    return document;
   },
   registerProvider: notSupported("registerProvider"),
   addForgeServerProvider: notSupported("addForgeServerProvider"),
   registerUsageSource: notSupported("registerUsageSource"),
-  presence: () => Promise.reject(new Error("server.presence is not supported by this Paseo plugin host yet")),
-  secrets: Object.freeze(Object.fromEntries(["get", "has", "keys", "set", "delete"].map((m) => [
-    m, () => Promise.reject(new Error(`server.secrets.${m} is not supported by this Paseo plugin host yet`)),
-  ]))),
+  presence: () => sdkCall("presence"),
+  secrets: Object.freeze({
+    get: async (key) => ops.op_secrets_get(String(key)),
+    has: async (key) => ops.op_secrets_get(String(key)) !== null,
+    keys: async () => ops.op_secrets_keys(),
+    set: async (key, value) => {
+      if (typeof value !== "string") throw new TypeError("Plugin secret values must be strings");
+      ops.op_secrets_set(String(key), value);
+    },
+    delete: async (key) => { ops.op_secrets_delete(String(key)); },
+  }),
   paseo,
   pluginId: info.id,
 };
@@ -185,6 +212,7 @@ async function stop() {
   for (const controller of invocations.values()) controller.abort(new Error(`Plugin stopped: ${info.id}`));
   registrations.length = 0;
   reportRegistrations();
+  closeSubscriptions();
   if (cleanup) {
     try {
       await cleanup();
@@ -202,6 +230,8 @@ function invoke(id, kind, name) {
   let work;
   try {
     if (kind === "hook") work = runHook(byName.get(name), JSON.parse(ops.op_host_input(id)), controller.signal);
+    else if (kind === "rpc") work = runRpc(name, JSON.parse(ops.op_host_input(id)));
+    else if (kind === "event") work = deliver(name, JSON.parse(ops.op_host_input(id))).then(() => "null");
     else if (kind === "load") work = load(name);
     else work = stop();
   } catch (e) {

@@ -5,13 +5,16 @@
 //! - [`hooks`]: the hook catalogue (data), validation, dispatch rules.
 //! - [`host`]: plugin lifecycle (`PluginHost`), manifests, logs.
 //! - [`node`]: the Rust side of the `node:` builtins.
+//! - [`sdk`]: the daemon trait behind `context.paseo`, and an in-memory daemon.
 
 pub mod engine;
 pub mod hooks;
 pub mod host;
 pub mod node;
+pub mod sdk;
 
 pub use engine::{Limits, Registrations};
 pub use hooks::HookError;
 pub use host::logs::{LogEntry, Stream};
+pub use sdk::{memory::MemoryDaemon, Caller, PaseoDaemon, SdkError};
 pub use host::{HostOptions, OpenContext, PluginHost, PluginInfo, PluginStatus, PASEO_VERSION};

@@ -19,6 +19,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("paseo:internal/cjs", js!("runtime/cjs.js")),
     ("paseo:internal/tools", js!("runtime/tools.js")),
     ("paseo:internal/paseo", js!("runtime/paseo.js")),
+    ("paseo:internal/settings", js!("runtime/settings.js")),
     ("paseo:internal/web/events", js!("web/events.js")),
     ("paseo:internal/web/encoding", js!("web/encoding.js")),
     ("paseo:internal/web/url", js!("web/url.js")),

@@ -60,6 +60,8 @@ pub struct PluginShared {
     pub registrations: Mutex<Registrations>,
     /// Set once the isolate is gone for good (heap cap, panic, engine failure), with the reason.
     pub fatal: Mutex<Option<String>>,
+    /// Daemon event topics the plugin's SDK subscriptions listen to.
+    pub topics: Mutex<std::collections::HashSet<String>>,
 }
 
 /// Why a call into the plugin did not produce a value.
@@ -76,6 +78,10 @@ pub enum CallError {
 pub enum CallKind {
     Load { entry: ModuleSpecifier },
     Hook { hook: String, input: String },
+    /// A plugin RPC method (`server.handle`).
+    Rpc { method: String, input: String },
+    /// A daemon event for the plugin's SDK subscriptions.
+    Event { topic: String, payload: String },
     Stop,
 }
 
@@ -96,6 +102,11 @@ pub struct IsolateConfig {
     pub shared: Arc<PluginShared>,
     pub host_js_dir: PathBuf,
     pub limits: Limits,
+    pub daemon: Arc<dyn crate::sdk::PaseoDaemon>,
+    /// The daemon's runtime, where SDK calls run.
+    pub runtime: Option<tokio::runtime::Handle>,
+    /// `<settings directory>/<plugin id>`, if the host keeps settings and secrets.
+    pub storage_dir: Option<PathBuf>,
 }
 
 impl Isolate {
@@ -226,6 +237,7 @@ impl Actor {
                 crate::node::child_process::paseo_child_process::init(),
                 crate::node::net::paseo_net::init(),
                 crate::node::fetch::paseo_fetch::init(),
+                crate::sdk::ops::paseo_sdk::init(),
             ],
             create_params: Some(deno_core::v8::CreateParams::default().heap_limits(0, heap)),
             ..Default::default()
@@ -251,6 +263,12 @@ impl Actor {
             stop_settled: false,
         });
         state.borrow_mut().put(loader);
+        state.borrow_mut().put(crate::sdk::ops::SdkState {
+            daemon: config.daemon,
+            caller: crate::sdk::Caller { plugin_id: shared.id.clone() },
+            runtime: config.runtime,
+            storage_dir: config.storage_dir,
+        });
         let watchdog = Watchdog::start(&format!("plugin:{}", shared.id), handle);
         let mut actor = Actor {
             js,
@@ -363,14 +381,19 @@ impl Actor {
         let (kind, name) = match &call.kind {
             CallKind::Load { entry } => ("load", entry.to_string()),
             CallKind::Hook { hook, .. } => ("hook", hook.clone()),
+            CallKind::Rpc { method, .. } => ("rpc", method.clone()),
+            CallKind::Event { topic, .. } => ("event", topic.clone()),
             CallKind::Stop => ("stop", String::new()),
         };
         let deadline = Instant::now() + call.timeout;
         {
             let mut op_state = self.state.borrow_mut();
             let st = op_state.borrow_mut::<ActorState>();
-            if let CallKind::Hook { input, .. } = call.kind {
-                st.inputs.insert(id, input);
+            match call.kind {
+                CallKind::Hook { input, .. } | CallKind::Rpc { input, .. } | CallKind::Event { payload: input, .. } => {
+                    st.inputs.insert(id, input);
+                }
+                CallKind::Load { .. } | CallKind::Stop => {}
             }
             st.pending.insert(id, Pending { reply: call.reply, deadline, stop: kind == "stop" });
         }

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::engine::{CallError, CallKind, Isolate, IsolateConfig, Limits, PluginShared, Registrations};
 use crate::hooks::types::{EventHook, RequestHook};
+use crate::sdk::PaseoDaemon;
 use crate::hooks::{self, HookError};
 use logs::{LogEntry, LogListener, LogTail, Stream};
 use manifest::Manifest;
@@ -36,6 +37,10 @@ pub struct HostOptions {
     /// written outside the daemon's home by accident and tests never depend on its state.
     /// The engine reads this once per process: the first host created decides.
     pub bytecode_cache_dir: Option<PathBuf>,
+    /// What plugins reach through `context.paseo`; `None`: every member rejects naming itself.
+    pub daemon: Option<Arc<dyn PaseoDaemon>>,
+    /// Base folder of plugin settings and secrets (`<dir>/<plugin id>/`); `None`: unavailable.
+    pub settings_dir: Option<PathBuf>,
 }
 
 impl Default for HostOptions {
@@ -46,6 +51,8 @@ impl Default for HostOptions {
             limits: Limits::default(),
             log_listener: None,
             bytecode_cache_dir: None,
+            daemon: None,
+            settings_dir: None,
         }
     }
 }
@@ -76,6 +83,8 @@ pub struct PluginInfo {
 }
 
 struct Slot {
+    /// RPC methods as frozen when the plugin became ready.
+    rpc_methods: Vec<String>,
     directory: PathBuf,
     description: Option<String>,
     limits: Limits,
@@ -100,6 +109,8 @@ pub struct PluginHost {
     logs: Mutex<HashMap<String, Arc<LogTail>>>,
     /// Notifications fired with `notify` and not finished yet (drained at shutdown).
     in_flight: Arc<InFlight>,
+    /// The runtime the host was created on; SDK calls from plugins run there.
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 #[derive(Default)]
@@ -114,7 +125,7 @@ pub const NOTIFICATION_DRAIN: std::time::Duration = std::time::Duration::from_se
 impl PluginHost {
     pub fn new(options: HostOptions) -> Self {
         configure_bytecode_cache(options.bytecode_cache_dir.as_deref());
-        PluginHost { options, slots: Mutex::default(), logs: Mutex::default(), in_flight: Arc::default() }
+        PluginHost { options, slots: Mutex::default(), logs: Mutex::default(), in_flight: Arc::default(), runtime: tokio::runtime::Handle::try_current().ok() }
     }
 
     fn log_tail(&self, id: &str) -> Arc<LogTail> {
@@ -149,6 +160,7 @@ impl PluginHost {
             slots.insert(
                 id.clone(),
                 Slot {
+                    rpc_methods: Vec::new(),
                     directory: directory.clone(),
                     description: manifest.description.clone(),
                     limits: limits.unwrap_or_else(|| self.options.limits.clone()),
@@ -175,6 +187,8 @@ impl PluginHost {
         match outcome {
             Ok(isolate) => {
                 logs.write(Stream::Stdout, "[paseo] Plugin ready");
+                slot.rpc_methods = isolate.as_ref().map(|i| i.shared.registrations.lock().unwrap().rpc.clone()).unwrap_or_default();
+                slot.rpc_methods.sort();
                 slot.isolate = isolate.map(Arc::new);
                 slot.error = None;
                 Ok(())
@@ -210,9 +224,17 @@ impl PluginHost {
             logs,
             registrations: Mutex::default(),
             fatal: Mutex::default(),
+            topics: Mutex::default(),
         });
         let load_timeout = limits.load_timeout;
-        let isolate = Isolate::spawn(IsolateConfig { shared, host_js_dir: self.options.host_js_dir.clone(), limits });
+        let isolate = Isolate::spawn(IsolateConfig {
+            shared,
+            host_js_dir: self.options.host_js_dir.clone(),
+            limits,
+            daemon: self.options.daemon.clone().unwrap_or_else(|| Arc::new(crate::sdk::NoDaemon)),
+            runtime: self.runtime.clone(),
+            storage_dir: self.options.settings_dir.as_ref().map(|d| d.join(id)),
+        });
         let entry = ModuleSpecifier::from_file_path(&entry).map_err(|_| "Invalid entry path".to_string())?;
         match isolate.call(CallKind::Load { entry }, load_timeout).await {
             Ok(_) => Ok(Some(isolate)),
@@ -430,6 +452,59 @@ fn configure_bytecode_cache(dir: Option<&Path>) {
     match dir {
         Some(dir) => std::env::set_var("V82JSC_BC_CACHE_DIR", dir),
         None => std::env::set_var("V82JSC_NO_BC_CACHE", "1"),
+    }
+}
+
+impl PluginHost {
+    /// The RPC methods a running plugin contributes (sorted, frozen when it became ready).
+    pub fn rpc_methods(&self, id: &str) -> Result<Vec<String>, String> {
+        let slots = self.slots.lock().unwrap();
+        match slots.get(id) {
+            Some(slot) if slot.isolate.is_some() => Ok(slot.rpc_methods.clone()),
+            _ => Err(format!("Plugin is not available: {id}")),
+        }
+    }
+
+    /// Invokes a plugin RPC method: the input and the output go through the contract's zod
+    /// schemas inside the plugin; 30 s limit.
+    pub async fn call_rpc(&self, id: &str, method: &str, input: Value) -> Result<Value, String> {
+        let (isolate, known, limits) = {
+            let slots = self.slots.lock().unwrap();
+            let slot = slots.get(id).filter(|s| s.isolate.is_some()).ok_or_else(|| format!("Plugin is not available: {id}"))?;
+            (slot.isolate.clone().unwrap(), slot.rpc_methods.iter().any(|m| m == method), slot.limits.clone())
+        };
+        if !known {
+            return Err(format!("Plugin {id} does not contribute RPC {method}"));
+        }
+        let call = CallKind::Rpc { method: method.to_string(), input: input.to_string() };
+        match isolate.call(call, limits.hook_timeout).await {
+            Ok(output) => serde_json::from_str(&output).map_err(|e| e.to_string()),
+            Err(CallError::TimedOut) => Err(format!("Plugin RPC timed out: {id}.invoke")),
+            Err(CallError::Failed(m) | CallError::Stopped(m)) => Err(m),
+        }
+    }
+
+    /// Delivers a daemon event to every plugin whose SDK subscriptions listen to `topic`
+    /// (`agent_update`, `agent_stream:<agentId>`, `workspace_update`, `project_update`).
+    /// Live and best effort, like notifications.
+    pub async fn publish(&self, topic: &str, payload: Value) {
+        let isolates: Vec<(Arc<Isolate>, Limits)> = self
+            .slots
+            .lock()
+            .unwrap()
+            .values()
+            .filter_map(|slot| {
+                let iso = slot.isolate.as_ref()?;
+                iso.shared.topics.lock().unwrap().contains(topic).then(|| (iso.clone(), slot.limits.clone()))
+            })
+            .collect();
+        let calls = isolates.into_iter().map(|(iso, limits)| {
+            let call = CallKind::Event { topic: topic.to_string(), payload: payload.to_string() };
+            async move {
+                let _ = iso.call(call, limits.hook_timeout).await;
+            }
+        });
+        futures_join_all(calls).await;
     }
 }
 

@@ -1,0 +1,66 @@
+//! Ops of `context.paseo`: one generic call into the daemon trait, and subscription bookkeeping.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use deno_core::{op2, OpState};
+use deno_error::JsErrorBox;
+use serde_json::Value;
+
+use super::{dispatch, Caller, PaseoDaemon};
+use crate::engine::ActorState;
+
+/// The daemon a plugin talks to, who the plugin is, and where its files live.
+pub(crate) struct SdkState {
+    pub daemon: Arc<dyn PaseoDaemon>,
+    pub caller: Caller,
+    /// The daemon's runtime, so daemon code runs there rather than on the plugin's thread.
+    pub runtime: Option<tokio::runtime::Handle>,
+    /// `<settings directory>/<plugin id>`, if the host has one.
+    pub storage_dir: Option<PathBuf>,
+}
+
+#[op2]
+#[string]
+pub async fn op_sdk_call(state: Rc<RefCell<OpState>>, #[string] method: String, #[string] args: String) -> Result<String, JsErrorBox> {
+    let (daemon, caller, runtime) = {
+        let state = state.borrow();
+        let sdk = state.borrow::<SdkState>();
+        (sdk.daemon.clone(), sdk.caller.clone(), sdk.runtime.clone())
+    };
+    let args: Value = serde_json::from_str(&args).map_err(|e| JsErrorBox::generic(format!("paseo.{method}: arguments are not JSON: {e}")))?;
+    let call = async move { dispatch(&*daemon, &caller, &method, args).await };
+    let result = match runtime {
+        Some(rt) => rt.spawn(call).await.map_err(|e| JsErrorBox::generic(format!("daemon call failed: {e}")))?,
+        None => call.await,
+    };
+    result.map(|v| v.to_string()).map_err(|e| JsErrorBox::generic(e.to_string()))
+}
+
+/// Starts (`on`) or ends delivery of daemon events on `topic` to this plugin.
+#[op2(fast)]
+pub fn op_sdk_subscribe(state: &mut OpState, #[string] topic: &str, on: bool) {
+    let mut topics = state.borrow::<ActorState>().shared.topics.lock().unwrap();
+    if on {
+        topics.insert(topic.to_string());
+    } else {
+        topics.remove(topic);
+    }
+}
+
+deno_core::extension!(
+    paseo_sdk,
+    ops = [
+        op_sdk_call,
+        op_sdk_subscribe,
+        super::storage::op_settings_read,
+        super::storage::op_settings_write,
+        super::storage::op_settings_delete,
+        super::storage::op_secrets_get,
+        super::storage::op_secrets_keys,
+        super::storage::op_secrets_set,
+        super::storage::op_secrets_delete,
+    ],
+);

@@ -1,0 +1,161 @@
+//! Plugin settings documents and secrets on the daemon host, in `<settings dir>/<plugin id>/`:
+//! one `<settingsId>.json` per settings document and `_secrets.json`, written atomically
+//! (temp file + rename, mode 0600). A settings revision is the sha256 of the raw file, or
+//! `"missing"` when there is none.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use deno_core::{op2, OpState};
+use deno_error::JsErrorBox;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::ops::SdkState;
+
+const SETTINGS_UNAVAILABLE: &str = "Plugin settings storage is unavailable";
+const SECRETS_UNAVAILABLE: &str = "Plugin secret storage is unavailable";
+
+fn dir(state: &OpState, unavailable: &'static str) -> Result<PathBuf, JsErrorBox> {
+    state.borrow::<SdkState>().storage_dir.clone().ok_or_else(|| JsErrorBox::generic(unavailable))
+}
+
+pub fn revision_of(raw: Option<&[u8]>) -> String {
+    match raw {
+        None => "missing".into(),
+        Some(bytes) => Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect(),
+    }
+}
+
+/// Writes `bytes` to `path` through a temp file and a rename, mode 0600.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let tmp = parent.join(format!(".{}.{}.tmp", path.file_name().unwrap().to_string_lossy(), std::process::id()));
+    {
+        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+fn settings_path(state: &OpState, id: &str) -> Result<PathBuf, JsErrorBox> {
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-') {
+        return Err(JsErrorBox::generic("Invalid settings ID"));
+    }
+    Ok(dir(state, SETTINGS_UNAVAILABLE)?.join(format!("{id}.json")))
+}
+
+#[derive(Serialize)]
+pub struct StoredDocument {
+    raw: Option<String>,
+    revision: String,
+}
+
+#[op2]
+#[serde]
+pub fn op_settings_read(state: &mut OpState, #[string] id: &str) -> Result<StoredDocument, JsErrorBox> {
+    let path = settings_path(state, id)?;
+    match std::fs::read(&path) {
+        Ok(bytes) => Ok(StoredDocument { revision: revision_of(Some(&bytes)), raw: Some(String::from_utf8_lossy(&bytes).into_owned()) }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StoredDocument { raw: None, revision: revision_of(None) }),
+        Err(e) => Err(JsErrorBox::generic(format!("Cannot read settings {id}: {e}"))),
+    }
+}
+
+/// Writes a settings document if the stored revision is still `expected`; returns the new
+/// revision, or `null` on a conflict.
+#[op2]
+#[string]
+pub fn op_settings_write(state: &mut OpState, #[string] id: &str, #[string] raw: &str, #[string] expected: &str) -> Result<Option<String>, JsErrorBox> {
+    let path = settings_path(state, id)?;
+    let current = std::fs::read(&path).ok();
+    if revision_of(current.as_deref()) != expected {
+        return Ok(None);
+    }
+    write_atomic(&path, raw.as_bytes()).map_err(|e| JsErrorBox::generic(format!("Cannot write settings {id}: {e}")))?;
+    Ok(Some(revision_of(Some(raw.as_bytes()))))
+}
+
+/// Removes a settings document if the stored revision is still `expected`.
+#[op2(fast)]
+pub fn op_settings_delete(state: &mut OpState, #[string] id: &str, #[string] expected: &str) -> Result<bool, JsErrorBox> {
+    let path = settings_path(state, id)?;
+    let current = std::fs::read(&path).ok();
+    if revision_of(current.as_deref()) != expected {
+        return Ok(false);
+    }
+    match std::fs::remove_file(&path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
+        Err(e) => Err(JsErrorBox::generic(format!("Cannot reset settings {id}: {e}"))),
+    }
+}
+
+fn secret_key(key: &str) -> Result<(), JsErrorBox> {
+    let mut bytes = key.bytes();
+    let ok = matches!(bytes.next(), Some(b'a'..=b'z' | b'0'..=b'9'))
+        && bytes.all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'.' | b'_' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(JsErrorBox::generic(format!("Invalid plugin secret key: {key}")))
+    }
+}
+
+/// Reads `_secrets.json`, migrating a legacy `secrets.json` once.
+fn load_secrets(state: &OpState) -> Result<(PathBuf, BTreeMap<String, String>), JsErrorBox> {
+    let dir = dir(state, SECRETS_UNAVAILABLE)?;
+    let path = dir.join("_secrets.json");
+    let legacy = dir.join("secrets.json");
+    if !path.exists() && legacy.exists() {
+        let bytes = std::fs::read(&legacy).map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?;
+        write_atomic(&path, &bytes).map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?;
+        let _ = std::fs::remove_file(&legacy);
+    }
+    let map = match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
+        Err(e) => return Err(JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}"))),
+    };
+    Ok((path, map))
+}
+
+fn save_secrets(path: &Path, map: &BTreeMap<String, String>) -> Result<(), JsErrorBox> {
+    write_atomic(path, serde_json::to_string_pretty(map).unwrap().as_bytes()).map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))
+}
+
+#[op2]
+#[string]
+pub fn op_secrets_get(state: &mut OpState, #[string] key: &str) -> Result<Option<String>, JsErrorBox> {
+    secret_key(key)?;
+    Ok(load_secrets(state)?.1.get(key).cloned())
+}
+
+#[op2]
+#[serde]
+pub fn op_secrets_keys(state: &mut OpState) -> Result<Vec<String>, JsErrorBox> {
+    Ok(load_secrets(state)?.1.into_keys().collect())
+}
+
+#[op2(fast)]
+pub fn op_secrets_set(state: &mut OpState, #[string] key: &str, #[string] value: &str) -> Result<(), JsErrorBox> {
+    secret_key(key)?;
+    let (path, mut map) = load_secrets(state)?;
+    map.insert(key.to_string(), value.to_string());
+    save_secrets(&path, &map)
+}
+
+#[op2(fast)]
+pub fn op_secrets_delete(state: &mut OpState, #[string] key: &str) -> Result<bool, JsErrorBox> {
+    secret_key(key)?;
+    let (path, mut map) = load_secrets(state)?;
+    let had = map.remove(key).is_some();
+    if had {
+        save_secrets(&path, &map)?;
+    }
+    Ok(had)
+}
