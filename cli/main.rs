@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use paseo_plugin_runtime::{HostOptions, LogEntry, OpenContext, PluginHost, PluginStatus};
+use paseo_plugin_runtime::{Caller, HostOptions, LogEntry, MemoryDaemon, OpenContext, PluginHost, PluginStatus};
 use serde_json::{json, Value};
 
 const USAGE: &str = "\
@@ -20,6 +20,12 @@ usage:
       Plugin log lines go to stderr as [<plugin-id>] <line>.
   paseo plugin inspect DIR [--json]
       Loads a plugin and prints what it registered, or its load error.
+  paseo rpc call --plugin DIR [--plugin DIR ...] PLUGIN-ID METHOD [INPUT]
+      Loads the plugins and invokes one of their RPC methods; prints the JSON result.
+
+The throwaway host answers context.paseo from memory and prints every SDK call a plugin
+makes on stderr as [paseo] sdk <method> <json arguments>. Plugin settings and secrets live in
+$PASEO_HOME/plugin-settings ($PASEO_HOME defaults to ~/.paseo).
 ";
 
 fn main() -> ExitCode {
@@ -32,6 +38,7 @@ fn main() -> ExitCode {
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["hook", "run", rest @ ..] => runtime.block_on(hook_run(rest)),
         ["plugin", "inspect", rest @ ..] => runtime.block_on(plugin_inspect(rest)),
+        ["rpc", "call", rest @ ..] => runtime.block_on(rpc_call(rest)),
         ["help" | "--help" | "-h"] | [] => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -54,12 +61,49 @@ fn paseo_home() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/".into())).join(".paseo"))
 }
 
+/// The throwaway host: plugin logs and SDK calls on stderr, an in-memory daemon.
 fn stderr_logs() -> HostOptions {
-    HostOptions {
+    throwaway_host().0
+}
+
+fn throwaway_host() -> (HostOptions, Arc<MemoryDaemon>) {
+    let sdk_log: paseo_plugin_runtime::sdk::memory::CallListener =
+        Arc::new(|caller: &Caller, method: &str, args: &Value| eprintln!("[{}] [paseo] sdk {method} {args}", caller.plugin_id));
+    let daemon = Arc::new(MemoryDaemon::new(Some(sdk_log)));
+    let options = HostOptions {
         log_listener: Some(Arc::new(|id: &str, entry: &LogEntry| eprintln!("[{id}] {}", entry.message))),
         bytecode_cache_dir: Some(paseo_home().join("cache/quickjs-bytecode")),
+        daemon: Some(daemon.clone()),
+        settings_dir: Some(paseo_home().join("plugin-settings")),
         ..HostOptions::default()
+    };
+    (options, daemon)
+}
+
+/// Splits `--plugin DIR` options (and `--timeout-ms N`) from the positional arguments.
+fn plugin_args<'a>(args: &[&'a str], options: &mut HostOptions) -> Result<(Vec<PathBuf>, Vec<&'a str>), String> {
+    let mut plugins = Vec::new();
+    let mut positional = Vec::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match *arg {
+            "--plugin" => plugins.push(PathBuf::from(it.next().ok_or("--plugin needs a directory")?)),
+            "--timeout-ms" => {
+                let ms: u64 = it.next().and_then(|s| s.parse().ok()).ok_or("--timeout-ms needs a number")?;
+                options.limits.hook_timeout = Duration::from_millis(ms);
+            }
+            other => positional.push(other),
+        }
     }
+    Ok((plugins, positional))
+}
+
+/// Loads every plugin, or returns the first load error.
+async fn load_plugins(host: &PluginHost, plugins: &[PathBuf]) -> Result<(), String> {
+    for dir in plugins {
+        host.load(dir).await?;
+    }
+    Ok(())
 }
 
 fn read_input(arg: Option<&str>) -> Result<Value, String> {
@@ -90,20 +134,8 @@ fn print_outcome(outcome: Result<Value, String>) -> ExitCode {
 }
 
 async fn hook_run(args: &[&str]) -> Result<ExitCode, String> {
-    let mut plugins = Vec::new();
-    let mut options = stderr_logs();
-    let mut positional = Vec::new();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match *arg {
-            "--plugin" => plugins.push(PathBuf::from(it.next().ok_or("--plugin needs a directory")?)),
-            "--timeout-ms" => {
-                let ms: u64 = it.next().and_then(|s| s.parse().ok()).ok_or("--timeout-ms needs a number")?;
-                options.limits.hook_timeout = Duration::from_millis(ms);
-            }
-            other => positional.push(other),
-        }
-    }
+    let (mut options, daemon) = throwaway_host();
+    let (plugins, positional) = plugin_args(args, &mut options)?;
     let (hook, input) = match positional.as_slice() {
         [hook] => (*hook, None),
         [hook, input] => (*hook, Some(*input)),
@@ -118,17 +150,40 @@ async fn hook_run(args: &[&str]) -> Result<ExitCode, String> {
         }
     }
     let host = PluginHost::new(options);
-    for dir in &plugins {
-        if let Err(e) = host.load(dir).await {
-            host.shutdown().await;
-            return Ok(print_outcome(Err(e)));
-        }
+    if let Err(e) = load_plugins(&host, &plugins).await {
+        host.shutdown().await;
+        return Ok(print_outcome(Err(e)));
     }
     let payload = match spec {
         Some(spec) if spec.returns_request => input["request"].take(),
         _ => input,
     };
+    // The in-memory daemon knows the agent an event is about, so SDK calls on it succeed.
+    if payload["agent"].is_object() {
+        daemon.add_agent(payload["agent"].clone());
+        if hook == "agent.permission.before" {
+            daemon.add_pending_permission(payload["agent"]["id"].as_str().unwrap_or_default(), payload["request"].clone());
+        }
+    }
     let outcome = host.run_hook(hook, payload, &OpenContext::default()).await.map_err(|e| e.to_string());
+    host.shutdown().await;
+    Ok(print_outcome(outcome))
+}
+
+async fn rpc_call(args: &[&str]) -> Result<ExitCode, String> {
+    let mut options = stderr_logs();
+    let (plugins, positional) = plugin_args(args, &mut options)?;
+    let (id, method, input) = match positional.as_slice() {
+        [id, method] => (*id, *method, None),
+        [id, method, input] => (*id, *method, Some(*input)),
+        _ => return Err(format!("rpc call needs PLUGIN-ID METHOD [INPUT]\n{USAGE}")),
+    };
+    let input = read_input(input)?;
+    let host = PluginHost::new(options);
+    let outcome = match load_plugins(&host, &plugins).await {
+        Ok(()) => host.call_rpc(id, method, input).await,
+        Err(e) => Err(e),
+    };
     host.shutdown().await;
     Ok(print_outcome(outcome))
 }

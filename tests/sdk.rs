@@ -188,3 +188,27 @@ async fn settings_document_updated_from_a_hook() {
 }
 
 use std::path::PathBuf;
+
+fn paseo_cli(args: &[&str]) -> (serde_json::Value, String, Option<i32>) {
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_paseo")).env("PASEO_HOME", home.path()).args(args).output().unwrap();
+    (serde_json::from_slice(&out.stdout).unwrap(), String::from_utf8_lossy(&out.stderr).into_owned(), out.status.code())
+}
+
+#[test]
+fn throwaway_host_calls_rpcs_and_prints_sdk_calls() {
+    let with_zod = fixture("with-zod");
+    let (out, _, code) = paseo_cli(&["rpc", "call", "--plugin", with_zod.to_str().unwrap(), "with-zod", "greet.say", r#"{"name":"Ada"}"#]);
+    assert_eq!((out, code), (json!({ "ok": true, "output": { "text": "hi Ada" } }), Some(0)));
+    let (out, _, code) = paseo_cli(&["rpc", "call", "--plugin", with_zod.to_str().unwrap(), "with-zod", "greet.nope"]);
+    assert_eq!((out, code), (json!({ "ok": false, "error": "Plugin with-zod does not contribute RPC greet.nope" }), Some(1)));
+
+    let actions = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/lifecycle-actions");
+    let event = json!({ "agent": agent_snapshot("a1"), "request": { "id": "r1", "provider": "codex", "name": "shell", "kind": "tool", "input": { "command": "rm -rf build" } } });
+    let (out, stderr, _) = paseo_cli(&["hook", "run", "--plugin", actions.to_str().unwrap(), "agent.permission.before", &event.to_string()]);
+    assert_eq!(out, json!({ "ok": true, "output": null }));
+    assert!(
+        stderr.contains(r#"[lifecycle-actions] [paseo] sdk agents.respondToPermission {"agentId":"a1","requestId":"r1","response":{"behavior":"deny","message":"Recursive deletion is blocked."}}"#),
+        "{stderr}"
+    );
+}
