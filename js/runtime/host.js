@@ -16,6 +16,7 @@ const registrations = []; // { hook, fn, via, as }
 const rpcMethods = new Map();
 const settingsIds = [];
 const invocations = new Map(); // id -> AbortController
+const agentTools = new Map(); // agentId -> Map(name -> tool definition), from agent.open.before
 let cleanup = null;
 let stopped = false;
 let warnedDeprecated = false;
@@ -175,6 +176,12 @@ async function runHook(hook, input, signal) {
       const result = await fn({ request: detach(request) }, context);
       if (result !== undefined) request = checkResult(hook, request, result);
     }
+    // Tools this plugin attached to the agent stay here; their metadata goes to the host.
+    if (Array.isArray(request.tools) && request.purpose !== "history") {
+      const live = request.tools.filter((t) => t?.[TOOL]);
+      if (live.length) agentTools.set(request.agentId, new Map(live.map((t) => [t[TOOL].metadata.name, t])));
+      else agentTools.delete(request.agentId);
+    }
     return toWire(request);
   }
   for (const fn of handlers) {
@@ -191,6 +198,45 @@ async function runHook(hook, input, signal) {
     }
   }
   return "null";
+}
+
+// Why a value is not JSON, or null when it is.
+function notJson(value, path = "structuredContent", seen = new Set()) {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return null;
+  if (typeof value === "number") return Number.isFinite(value) ? null : `${path} is ${value}`;
+  if (typeof value !== "object") return `${path} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}`;
+  if (seen.has(value)) return `${path} is circular`;
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return `${path} is a ${value.constructor?.name ?? "non-plain object"}`;
+  seen.add(value);
+  for (const [key, v] of Object.entries(value)) {
+    const why = notJson(v, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`, seen);
+    if (why) return why;
+  }
+  seen.delete(value);
+  return null;
+}
+
+async function runTool({ agentId, name, input, agent }, signal) {
+  const definition = agentTools.get(agentId)?.get(name);
+  if (!definition) return { isError: true, text: `Tool ${name} is not attached to agent ${agentId}` };
+  try {
+    const parsed = await definition.input.safeParseAsync(input);
+    if (!parsed.success) return { isError: true, text: `Invalid input for tool ${name}: ${parsed.error.message}` };
+    const result = (await definition.execute(parsed.data, { agent, paseo, signal })) ?? {};
+    if (typeof result !== "object") return { isError: true, text: `Tool ${name} must return an object, got ${typeof result}` };
+    const out = {};
+    if (result.text !== undefined) out.text = String(result.text);
+    if (result.structuredContent !== undefined) {
+      const why = notJson(result.structuredContent);
+      if (why) return { isError: true, text: `Tool ${name} returned structuredContent that is not JSON: ${why}` };
+      out.structuredContent = result.structuredContent;
+    }
+    if (result.isError) out.isError = true;
+    return out;
+  } catch (e) {
+    return { isError: true, text: message(e) };
+  }
 }
 
 async function load(entryUrl) {
@@ -231,6 +277,8 @@ function invoke(id, kind, name) {
   try {
     if (kind === "hook") work = runHook(byName.get(name), JSON.parse(ops.op_host_input(id)), controller.signal);
     else if (kind === "rpc") work = runRpc(name, JSON.parse(ops.op_host_input(id)));
+    else if (kind === "tool") work = runTool(JSON.parse(ops.op_host_input(id)), controller.signal).then((r) => JSON.stringify(r));
+    else if (kind === "release") work = Promise.resolve(agentTools.delete(name)).then(() => "null");
     else if (kind === "event") work = deliver(name, JSON.parse(ops.op_host_input(id))).then(() => "null");
     else if (kind === "load") work = load(name);
     else work = stop();

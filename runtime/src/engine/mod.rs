@@ -73,6 +73,8 @@ pub enum CallError {
     TimedOut,
     /// The isolate is gone (unloaded, crashed, heap cap); the reason.
     Stopped(String),
+    /// The caller cancelled the call.
+    Cancelled,
 }
 
 pub enum CallKind {
@@ -82,6 +84,10 @@ pub enum CallKind {
     Rpc { method: String, input: String },
     /// A daemon event for the plugin's SDK subscriptions.
     Event { topic: String, payload: String },
+    /// An agent tool's `execute` (`{ agentId, name, input, agent }`).
+    Tool { input: String },
+    /// Forget the tool definitions attached to an agent whose session closed.
+    ReleaseTools { agent_id: String },
     Stop,
 }
 
@@ -89,11 +95,20 @@ struct Call {
     kind: CallKind,
     timeout: Duration,
     reply: oneshot::Sender<Result<String, CallError>>,
+    /// The host's id of this call, for cancelling it.
+    token: u64,
+}
+
+enum Message {
+    Call(Call),
+    /// Abort the call with this token: its signal fires and its result is dropped.
+    Cancel(u64),
 }
 
 /// The host's handle on a plugin isolate. Dropping it stops the actor.
 pub struct Isolate {
-    tx: mpsc::UnboundedSender<Call>,
+    tx: mpsc::UnboundedSender<Message>,
+    next_token: std::sync::atomic::AtomicU64,
     pub shared: Arc<PluginShared>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -136,16 +151,29 @@ impl Isolate {
                 }
             })
             .expect("spawn plugin thread");
-        Isolate { tx, shared, thread: Some(thread) }
+        Isolate { tx, next_token: Default::default(), shared, thread: Some(thread) }
     }
 
     /// Sends one call to the isolate and waits for its outcome.
     pub async fn call(&self, kind: CallKind, timeout: Duration) -> Result<String, CallError> {
+        self.call_until(kind, timeout, std::future::pending()).await
+    }
+
+    /// `call`, abandoned when `cancel` completes first: the call's signal is aborted inside the
+    /// plugin and its result dropped.
+    pub async fn call_until(&self, kind: CallKind, timeout: Duration, cancel: impl Future<Output = ()>) -> Result<String, CallError> {
         let (reply, rx) = oneshot::channel();
-        if self.tx.send(Call { kind, timeout, reply }).is_err() {
+        let token = self.next_token.fetch_add(1, Ordering::Relaxed);
+        if self.tx.send(Message::Call(Call { kind, timeout, reply, token })).is_err() {
             return Err(CallError::Stopped(self.stopped_reason()));
         }
-        rx.await.unwrap_or_else(|_| Err(CallError::Stopped(self.stopped_reason())))
+        tokio::select! {
+            outcome = rx => outcome.unwrap_or_else(|_| Err(CallError::Stopped(self.stopped_reason()))),
+            () = cancel => {
+                let _ = self.tx.send(Message::Cancel(token));
+                Err(CallError::Cancelled)
+            }
+        }
     }
 
     fn stopped_reason(&self) -> String {
@@ -170,6 +198,7 @@ pub(crate) struct Pending {
     reply: oneshot::Sender<Result<String, CallError>>,
     deadline: Instant,
     stop: bool,
+    token: u64,
 }
 
 /// The state ops reach through `OpState`.
@@ -196,7 +225,7 @@ enum Exit {
     Fatal(String),
 }
 
-async fn actor_main(config: IsolateConfig, mut rx: mpsc::UnboundedReceiver<Call>) {
+async fn actor_main(config: IsolateConfig, mut rx: mpsc::UnboundedReceiver<Message>) {
     let shared = config.shared.clone();
     let exit = match Actor::new(config).await {
         Ok(mut actor) => {
@@ -218,8 +247,10 @@ async fn actor_main(config: IsolateConfig, mut rx: mpsc::UnboundedReceiver<Call>
         Exit::Closed => format!("Plugin stopped: {}", shared.id),
     };
     rx.close();
-    while let Ok(call) = rx.try_recv() {
-        let _ = call.reply.send(Err(CallError::Stopped(reason.clone())));
+    while let Ok(message) = rx.try_recv() {
+        if let Message::Call(call) = message {
+            let _ = call.reply.send(Err(CallError::Stopped(reason.clone())));
+        }
     }
 }
 
@@ -300,12 +331,17 @@ impl Actor {
         result.map_err(|e| format!("Plugin {} could not start its engine: {e}", self.shared.id))
     }
 
-    async fn run(&mut self, rx: &mut mpsc::UnboundedReceiver<Call>) -> Exit {
+    async fn run(&mut self, rx: &mut mpsc::UnboundedReceiver<Message>) -> Exit {
         std::future::poll_fn(|cx| {
             loop {
                 match rx.poll_recv(cx) {
-                    Poll::Ready(Some(call)) => {
+                    Poll::Ready(Some(Message::Call(call))) => {
                         if let Err(exit) = self.start(call) {
+                            return Poll::Ready(exit);
+                        }
+                    }
+                    Poll::Ready(Some(Message::Cancel(token))) => {
+                        if let Err(exit) = self.cancel(token) {
                             return Poll::Ready(exit);
                         }
                     }
@@ -383,6 +419,8 @@ impl Actor {
             CallKind::Hook { hook, .. } => ("hook", hook.clone()),
             CallKind::Rpc { method, .. } => ("rpc", method.clone()),
             CallKind::Event { topic, .. } => ("event", topic.clone()),
+            CallKind::Tool { .. } => ("tool", String::new()),
+            CallKind::ReleaseTools { agent_id } => ("release", agent_id.clone()),
             CallKind::Stop => ("stop", String::new()),
         };
         let deadline = Instant::now() + call.timeout;
@@ -390,12 +428,15 @@ impl Actor {
             let mut op_state = self.state.borrow_mut();
             let st = op_state.borrow_mut::<ActorState>();
             match call.kind {
-                CallKind::Hook { input, .. } | CallKind::Rpc { input, .. } | CallKind::Event { payload: input, .. } => {
+                CallKind::Hook { input, .. }
+                | CallKind::Rpc { input, .. }
+                | CallKind::Tool { input }
+                | CallKind::Event { payload: input, .. } => {
                     st.inputs.insert(id, input);
                 }
-                CallKind::Load { .. } | CallKind::Stop => {}
+                CallKind::Load { .. } | CallKind::ReleaseTools { .. } | CallKind::Stop => {}
             }
-            st.pending.insert(id, Pending { reply: call.reply, deadline, stop: kind == "stop" });
+            st.pending.insert(id, Pending { reply: call.reply, deadline, stop: kind == "stop", token: call.token });
         }
         let script = format!(
             "globalThis[Symbol.for('paseo.host')].invoke({id}, \"{kind}\", {})",
@@ -410,6 +451,24 @@ impl Actor {
         let result = self.js.execute_script("paseo:host", script);
         let fired = self.watchdog.disarm();
         self.after_entry(fired, Poll::Ready(result.err().map(|e| e.to_string())))
+    }
+
+    /// Abandons the call with this token: its signal is aborted, its result dropped.
+    fn cancel(&mut self, token: u64) -> Result<(), Exit> {
+        let id = {
+            let mut op_state = self.state.borrow_mut();
+            let st = op_state.borrow_mut::<ActorState>();
+            let id = st.pending.iter().find(|(_, p)| p.token == token).map(|(id, _)| *id);
+            if let Some(id) = id {
+                st.inputs.remove(&id);
+                st.pending.remove(&id);
+            }
+            id
+        };
+        match id {
+            Some(id) => self.enter(format!("globalThis[Symbol.for('paseo.host')].abort({id}, \"The call was cancelled\")")),
+            None => Ok(()),
+        }
     }
 
     /// Fails invocations whose deadline has passed and aborts their signals.

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::engine::{CallError, CallKind, Isolate, IsolateConfig, Limits, PluginShared, Registrations};
 use crate::hooks::types::{EventHook, RequestHook};
+use crate::hooks::types::AgentOpenBefore;
 use crate::sdk::PaseoDaemon;
 use crate::hooks::{self, HookError};
 use logs::{LogEntry, LogListener, LogTail, Stream};
@@ -111,6 +112,8 @@ pub struct PluginHost {
     in_flight: Arc<InFlight>,
     /// The runtime the host was created on; SDK calls from plugins run there.
     runtime: Option<tokio::runtime::Handle>,
+    /// Open agent sessions and the plugin tools attached to them.
+    pub(crate) sessions: crate::tools::Sessions,
 }
 
 #[derive(Default)]
@@ -125,7 +128,9 @@ pub const NOTIFICATION_DRAIN: std::time::Duration = std::time::Duration::from_se
 impl PluginHost {
     pub fn new(options: HostOptions) -> Self {
         configure_bytecode_cache(options.bytecode_cache_dir.as_deref());
-        PluginHost { options, slots: Mutex::default(), logs: Mutex::default(), in_flight: Arc::default(), runtime: tokio::runtime::Handle::try_current().ok() }
+        PluginHost { options, slots: Mutex::default(), logs: Mutex::default(), in_flight: Arc::default(), runtime: tokio::runtime::Handle::try_current().ok(),
+            sessions: Default::default(),
+        }
     }
 
     fn log_tail(&self, id: &str) -> Arc<LogTail> {
@@ -182,6 +187,9 @@ impl PluginHost {
         let logs = self.log_tail(id);
         logs.write(Stream::Stdout, "[paseo] Loading plugin");
         let outcome = self.boot(id, &directory, manifest, limits, logs.clone()).await;
+        if outcome.as_ref().is_ok_and(|iso| iso.as_ref().is_some_and(|i| i.shared.registrations.lock().unwrap().has_hook(AgentOpenBefore::NAME))) {
+            self.sessions.mark_all_stale();
+        }
         let mut slots = self.slots.lock().unwrap();
         let slot = slots.get_mut(id).ok_or_else(|| format!("Plugin is not configured: {id}"))?;
         match outcome {
@@ -242,6 +250,7 @@ impl PluginHost {
                 let message = match e {
                     CallError::Failed(m) | CallError::Stopped(m) => m,
                     CallError::TimedOut => format!("Plugin {id} did not initialize"),
+                    CallError::Cancelled => format!("Plugin {id} loading was cancelled"),
                 };
                 Self::stop_isolate(isolate).await;
                 Err(message)
@@ -264,6 +273,9 @@ impl PluginHost {
             slot.isolate.take()
         };
         if let Some(isolate) = isolate {
+            if isolate.shared.registrations.lock().unwrap().has_hook(AgentOpenBefore::NAME) {
+                self.sessions.mark_all_stale();
+            }
             let logs = self.log_tail(id);
             logs.write(Stream::Stdout, "[paseo] Stopping plugin");
             // Calls in flight hold clones; the last one ends with the actor.
@@ -392,7 +404,11 @@ impl PluginHost {
             }
             return Ok(Value::Null);
         }
-        hooks::dispatch::run_request_chain(spec, input, subscribers, open).await
+        let request = hooks::dispatch::run_request_chain(spec, input, subscribers, open).await?;
+        if hook == crate::hooks::types::AgentOpenBefore::NAME {
+            self.sessions.record_open(&request);
+        }
+        Ok(request)
     }
 
     /// Fires a notification without waiting; failures are logged under each plugin. Shutdown
@@ -481,7 +497,13 @@ impl PluginHost {
             Ok(output) => serde_json::from_str(&output).map_err(|e| e.to_string()),
             Err(CallError::TimedOut) => Err(format!("Plugin RPC timed out: {id}.invoke")),
             Err(CallError::Failed(m) | CallError::Stopped(m)) => Err(m),
+            Err(CallError::Cancelled) => Err("The call was cancelled".into()),
         }
+    }
+
+    /// The live isolate of a running plugin.
+    pub(crate) fn isolate(&self, id: &str) -> Option<Arc<Isolate>> {
+        self.slots.lock().unwrap().get(id).and_then(|s| s.isolate.clone())
     }
 
     /// Delivers a daemon event to every plugin whose SDK subscriptions listen to `topic`
@@ -512,6 +534,7 @@ pub(crate) fn call_error_message(id: &str, e: CallError) -> String {
     match e {
         CallError::Failed(m) | CallError::Stopped(m) => m,
         CallError::TimedOut => format!("Plugin RPC timed out: {id}.hook"),
+        CallError::Cancelled => "The call was cancelled".into(),
     }
 }
 

@@ -1,0 +1,1 @@
+//! Plugin tools over MCP. Filled in by its own change.
