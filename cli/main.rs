@@ -2,6 +2,10 @@
 //! `paseo hook run` dispatches one hook through real plugins, `paseo plugin inspect` shows what a
 //! plugin registers.
 
+mod bench;
+mod commands;
+mod daemon;
+
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,7 +15,7 @@ use std::time::Duration;
 use paseo_plugin_runtime::{Caller, HostOptions, LogEntry, MemoryDaemon, OpenContext, PluginHost, PluginStatus};
 use serde_json::{json, Value};
 
-const USAGE: &str = "\
+pub(crate) const USAGE: &str = "\
 usage:
   paseo hook run --plugin DIR [--plugin DIR ...] [--timeout-ms N] HOOK [INPUT]
       Loads the plugins into a throwaway host, dispatches HOOK once and prints
@@ -22,6 +26,23 @@ usage:
       Loads a plugin and prints what it registered, or its load error.
   paseo rpc call --plugin DIR [--plugin DIR ...] PLUGIN-ID METHOD [INPUT]
       Loads the plugins and invokes one of their RPC methods; prints the JSON result.
+  paseo tool list --plugin DIR [--plugin DIR ...] [--agent JSON]
+  paseo tool call --plugin DIR [--plugin DIR ...] [--agent JSON] NAME [INPUT]
+      Opens an agent session (agent.open.before with --agent merged over a default
+      agent-1 in the current directory), then lists the plugin tools attached to it, or
+      calls one (INPUT: JSON, @FILE or -) and prints {\"ok\":true,\"output\":{text,structuredContent,isError}}.
+
+Daemon and its CLI ($PASEO_HOME, default ~/.paseo; control socket $PASEO_HOME/daemon.sock):
+  paseo daemon                      run the daemon in the foreground;  paseo daemon stop
+  paseo plugin ls [ID] | install DIR [--id ID] | enable ID | disable ID | reload ID | remove ID
+  paseo plugin logs ID [--follow] | init DIR [--id ID]          (all take --json)
+  paseo workspace create --dir DIR [--title T] [--worktree BRANCH] | ls | archive ID
+  paseo agent create [--workspace ID | --cwd DIR] [--provider P] [--title T] [--label K=V]...
+                     [--env K=V]... [--prompt TEXT]
+  paseo agent send ID TEXT [--wait] | wait ID | show ID | ls | archive ID | reload ID
+  paseo permission respond AGENT-ID REQUEST-ID allow|deny [--message TEXT]
+  The built-in scripted provider reads each message line as a step: say TEXT, run COMMAND
+  (asks permission), tool NAME JSON (over MCP), env NAME, credits, fail MESSAGE, sleep MS.
 
 The throwaway host answers context.paseo from memory and prints every SDK call a plugin
 makes on stderr as [paseo] sdk <method> <json arguments>. Plugin settings and secrets live in
@@ -38,7 +59,15 @@ fn main() -> ExitCode {
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["hook", "run", rest @ ..] => runtime.block_on(hook_run(rest)),
         ["plugin", "inspect", rest @ ..] => runtime.block_on(plugin_inspect(rest)),
+        ["bench", rest @ ..] => runtime.block_on(bench::run(rest)),
         ["rpc", "call", rest @ ..] => runtime.block_on(rpc_call(rest)),
+        ["tool", "list", rest @ ..] => runtime.block_on(tool_command(None, rest)),
+        ["daemon", rest @ ..] => runtime.block_on(commands::daemon(&paseo_home(), rest)),
+        ["plugin", rest @ ..] => runtime.block_on(commands::plugin(&paseo_home(), rest)),
+        ["agent", rest @ ..] => runtime.block_on(commands::agent(&paseo_home(), rest)),
+        ["permission", rest @ ..] => runtime.block_on(commands::permission(&paseo_home(), rest)),
+        ["workspace", rest @ ..] => runtime.block_on(commands::workspace(&paseo_home(), rest)),
+        ["tool", "call", rest @ ..] => runtime.block_on(tool_command(Some(()), rest)),
         ["help" | "--help" | "-h"] | [] => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -184,6 +213,48 @@ async fn rpc_call(args: &[&str]) -> Result<ExitCode, String> {
         Ok(()) => host.call_rpc(id, method, input).await,
         Err(e) => Err(e),
     };
+    host.shutdown().await;
+    Ok(print_outcome(outcome))
+}
+
+/// Opens a session for `--agent` (merged over a default agent) and lists or calls its tools.
+async fn tool_command(call: Option<()>, args: &[&str]) -> Result<ExitCode, String> {
+    let (options, _daemon) = throwaway_host();
+    let mut options = options;
+    let mut agent = None;
+    let mut rest = Vec::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match *arg {
+            "--agent" => agent = Some(read_input(Some(it.next().ok_or("--agent needs JSON")?))?),
+            other => rest.push(other),
+        }
+    }
+    let (plugins, positional) = plugin_args(&rest, &mut options)?;
+    let cwd = std::env::current_dir().map(|p| p.to_string_lossy().into_owned()).unwrap_or_else(|_| "/".into());
+    let mut request = json!({
+        "agentId": "agent-1", "workspaceId": null, "provider": "codex", "cwd": cwd, "title": null, "labels": {},
+        "tools": [], "mcpServers": {}, "reason": "create", "purpose": "interactive", "env": {}
+    });
+    for (k, v) in agent.as_ref().and_then(Value::as_object).into_iter().flatten() {
+        request[k] = v.clone();
+    }
+    let agent_id = request["agentId"].as_str().unwrap_or("agent-1").to_string();
+    let host = PluginHost::new(options);
+    let outcome = async {
+        load_plugins(&host, &plugins).await?;
+        host.run_hook("agent.open.before", request, &OpenContext::default()).await.map_err(|e| e.to_string())?;
+        match (call, positional.as_slice()) {
+            (None, []) => Ok(serde_json::to_value(host.agent_tools(&agent_id)).unwrap()),
+            (Some(()), [name]) | (Some(()), [name, _]) => {
+                let input = read_input(positional.get(1).copied())?;
+                let result = host.call_tool(&agent_id, name, input, std::future::pending()).await.map_err(|e| e.to_string())?;
+                Ok(serde_json::to_value(result).unwrap())
+            }
+            _ => Err(format!("wrong arguments\n{USAGE}")),
+        }
+    }
+    .await;
     host.shutdown().await;
     Ok(print_outcome(outcome))
 }

@@ -104,3 +104,30 @@ async fn sessions_go_stale_on_reload_and_closing_removes_tools() {
     assert!(host.agent_tools("agent-1").is_empty());
     assert!(matches!(call(&host, "agent-1", "defaults", json!({})).await, Err(ToolError::UnknownTool { .. })));
 }
+
+#[test]
+fn seed_example_works_through_paseo_tool_call() {
+    let cwd = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let example = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/agent-tools");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_paseo"))
+            .current_dir(cwd.path())
+            .env("PASEO_HOME", home.path())
+            .args(args)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let agent = r#"{"labels":{"notes/enabled":"true"}}"#;
+    let listed = run(&["tool", "list", "--plugin", example.to_str().unwrap(), "--agent", agent]);
+    assert_eq!(listed["output"][0]["name"], "append_workspace_note");
+    assert_eq!(run(&["tool", "list", "--plugin", example.to_str().unwrap()]), json!({ "ok": true, "output": [] }));
+    let notes = cwd.path().canonicalize().unwrap().join("AGENT_NOTES.md");
+    let called = run(&["tool", "call", "--plugin", example.to_str().unwrap(), "--agent", agent, "append_workspace_note", r#"{"note":"from the cli"}"#]);
+    assert_eq!(
+        called,
+        json!({ "ok": true, "output": { "text": format!("Saved note to {}", notes.display()), "structuredContent": { "path": notes } } })
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "from the cli\n");
+}

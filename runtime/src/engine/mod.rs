@@ -162,16 +162,38 @@ impl Isolate {
     /// `call`, abandoned when `cancel` completes first: the call's signal is aborted inside the
     /// plugin and its result dropped.
     pub async fn call_until(&self, kind: CallKind, timeout: Duration, cancel: impl Future<Output = ()>) -> Result<String, CallError> {
-        let (reply, rx) = oneshot::channel();
-        let token = self.next_token.fetch_add(1, Ordering::Relaxed);
-        if self.tx.send(Message::Call(Call { kind, timeout, reply, token })).is_err() {
-            return Err(CallError::Stopped(self.stopped_reason()));
-        }
+        let (token, rx) = self.enqueue(kind, timeout)?;
         tokio::select! {
             outcome = rx => outcome.unwrap_or_else(|_| Err(CallError::Stopped(self.stopped_reason()))),
             () = cancel => {
                 let _ = self.tx.send(Message::Cancel(token));
                 Err(CallError::Cancelled)
+            }
+        }
+    }
+
+    /// Queues a call now (calls reach the plugin in the order they were queued) and returns
+    /// its token and the receiver of its outcome.
+    fn enqueue(&self, kind: CallKind, timeout: Duration) -> Result<(u64, oneshot::Receiver<Result<String, CallError>>), CallError> {
+        let (reply, rx) = oneshot::channel();
+        let token = self.next_token.fetch_add(1, Ordering::Relaxed);
+        if self.tx.send(Message::Call(Call { kind, timeout, reply, token })).is_err() {
+            return Err(CallError::Stopped(self.stopped_reason()));
+        }
+        Ok((token, rx))
+    }
+
+    /// Queues a call now and returns a future of its outcome: for notifications, which must
+    /// reach each plugin in emission order without the caller waiting.
+    pub fn send(&self, kind: CallKind, timeout: Duration) -> impl Future<Output = Result<String, CallError>> + Send + 'static {
+        let queued = self.enqueue(kind, timeout);
+        let id = self.shared.id.clone();
+        let fatal = self.shared.clone();
+        async move {
+            let stopped = || CallError::Stopped(fatal.fatal.lock().unwrap().clone().unwrap_or_else(|| format!("Plugin stopped: {id}")));
+            match queued {
+                Ok((_, rx)) => rx.await.unwrap_or_else(|_| Err(stopped())),
+                Err(e) => Err(e),
             }
         }
     }

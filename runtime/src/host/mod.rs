@@ -414,12 +414,33 @@ impl PluginHost {
     /// Fires a notification without waiting; failures are logged under each plugin. Shutdown
     /// waits up to 5 s for the notifications still running.
     pub fn notify_json(self: &Arc<Self>, hook: &str, event: Value) {
+        let Some(spec) = hooks::catalogue().get(hook) else {
+            tracing::warn!(target: "paseo::host", "Unknown hook: {hook}");
+            return;
+        };
+        if let Err(message) = hooks::validate::check_input(spec, &event) {
+            tracing::warn!(target: "paseo::host", "{message}");
+            return;
+        }
+        // Queued now, so each plugin sees notifications in the order they were emitted.
+        let payload = event.to_string();
+        let calls: Vec<_> = self
+            .subscribers(hook)
+            .into_iter()
+            .map(|(_, iso, limits)| {
+                let outcome = iso.send(CallKind::Hook { hook: hook.to_string(), input: payload.clone() }, limits.hook_timeout);
+                (iso, outcome)
+            })
+            .collect();
+        self.in_flight.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let host = self.clone();
         let hook = hook.to_string();
-        self.in_flight.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         tokio::spawn(async move {
-            if let Err(e) = host.run_hook(&hook, event, &OpenContext::default()).await {
-                tracing::warn!(target: "paseo::host", "{e}");
+            for (iso, outcome) in calls {
+                if let Err(e) = outcome.await {
+                    let message = call_error_message(&iso.shared.id, e);
+                    iso.shared.logs.write(Stream::Stderr, &format!("Lifecycle hook {hook} failed: {message}"));
+                }
             }
             if host.in_flight.count.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
                 host.in_flight.idle.notify_waiters();

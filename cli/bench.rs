@@ -1,0 +1,191 @@
+//! `paseo bench`: what the embedded host costs per plugin, measured the way the Node anchor in
+//! `shared/bench/node-host/host.mjs` measures a forked-child host (same payloads, same
+//! percentiles, same "fire all, await all" notifications), so the two print comparable JSON.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use paseo_plugin_runtime::host::manifest::Manifest;
+use paseo_plugin_runtime::{HostOptions, OpenContext, PluginHost};
+use serde_json::{json, Value};
+
+const USAGE: &str = "\
+usage: paseo bench --plugin DIR [--plugins N] [--iterations M] [--events K] [--hook NAME]
+                   [--bytecode-cache DIR] [--json]
+  Loads N copies of the plugin (ids <manifest-id>-<i>) into one host and prints one JSON
+  object: cold_start_ms_per_plugin, rss_kb_per_plugin, before_rtt_us_p50/p99 (200 warm-up
+  then M waiting-hook calls on the first copy), events_per_s (K agent.turn.before
+  notifications fired together), reload_ms (median of 10 reloads of the first copy).
+  Defaults: N=1, M=2000, K=5000, HOOK=agent.open.before, bytecode cache off.";
+
+struct Options {
+    plugin: PathBuf,
+    plugins: usize,
+    iterations: usize,
+    events: usize,
+    hook: String,
+    bytecode_cache: Option<PathBuf>,
+    json: bool,
+}
+
+fn parse(args: &[&str]) -> Result<Options, String> {
+    let mut o = Options {
+        plugin: PathBuf::new(),
+        plugins: 1,
+        iterations: 2000,
+        events: 5000,
+        hook: "agent.open.before".into(),
+        bytecode_cache: None,
+        json: false,
+    };
+    let mut it = args.iter();
+    let num = |flag: &str, v: Option<&&str>| -> Result<usize, String> {
+        v.and_then(|s| s.parse().ok()).filter(|n| *n > 0).ok_or(format!("{flag} needs a positive number\n{USAGE}"))
+    };
+    while let Some(arg) = it.next() {
+        match *arg {
+            "--plugin" => o.plugin = PathBuf::from(it.next().ok_or(format!("--plugin needs a directory\n{USAGE}"))?),
+            "--plugins" => o.plugins = num(arg, it.next())?,
+            "--iterations" => o.iterations = num(arg, it.next())?,
+            "--events" => o.events = num(arg, it.next())?,
+            "--hook" => o.hook = it.next().ok_or(format!("--hook needs a hook name\n{USAGE}"))?.to_string(),
+            "--bytecode-cache" => o.bytecode_cache = Some(PathBuf::from(it.next().ok_or(format!("--bytecode-cache needs a directory\n{USAGE}"))?)),
+            "--json" => o.json = true,
+            other => return Err(format!("unknown bench argument: {other}\n{USAGE}")),
+        }
+    }
+    if o.plugin.as_os_str().is_empty() {
+        return Err(format!("bench needs --plugin DIR\n{USAGE}"));
+    }
+    Ok(o)
+}
+
+/// This process's resident set, as the Node anchor reads its children's.
+fn rss_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// host.mjs's percentile: the sorted sample at floor(len × p).
+fn pct(xs: &[f64], p: f64) -> f64 {
+    let mut s = xs.to_vec();
+    s.sort_by(f64::total_cmp);
+    s[((s.len() as f64 * p) as usize).min(s.len() - 1)]
+}
+
+fn round(x: f64, digits: i32) -> f64 {
+    let f = 10f64.powi(digits);
+    (x * f).round() / f
+}
+
+/// "cold" when the cache folder is missing or empty before the run, "warm" otherwise.
+fn cache_state(dir: Option<&Path>) -> &'static str {
+    match dir {
+        None => "off",
+        Some(d) if std::fs::read_dir(d).is_ok_and(|mut e| e.next().is_some()) => "warm",
+        Some(_) => "cold",
+    }
+}
+
+pub async fn run(args: &[&str]) -> Result<ExitCode, String> {
+    let o = parse(args)?;
+    let spec = paseo_plugin_runtime::hooks::catalogue().get(&o.hook).ok_or(format!("unknown hook: {}", o.hook))?;
+    if !spec.returns_request {
+        return Err(format!("bench --hook needs a waiting request hook, {} is not one", o.hook));
+    }
+    let manifest = Manifest::read(&o.plugin.canonicalize().map_err(|_| format!("Plugin directory not found: {}", o.plugin.display()))?)?;
+    let bytecode_cache = cache_state(o.bytecode_cache.as_deref());
+    // The bench decides the cache, not the caller's environment (the engine reads it once).
+    std::env::remove_var("V82JSC_BC_CACHE_DIR");
+    std::env::remove_var("V82JSC_NO_BC_CACHE");
+    let host = Arc::new(PluginHost::new(HostOptions { bytecode_cache_dir: o.bytecode_cache.clone(), ..HostOptions::default() }));
+    let outcome = measure(&host, &o, &manifest.id).await;
+    host.shutdown().await;
+    let mut result = outcome?;
+    let fields = result.as_object_mut().unwrap();
+    fields.insert("host".into(), json!("paseo-embedded"));
+    fields.insert("engine".into(), json!(if cfg!(feature = "v8") { "v8" } else { "quickjs" }));
+    fields.insert("plugins".into(), json!(o.plugins));
+    fields.insert("bytecode_cache".into(), json!(bytecode_cache));
+    if o.json {
+        println!("{result}");
+    } else {
+        for (k, v) in fields.iter() {
+            println!("{k:<26} {v}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Result<Value, String> {
+    // Cold start and memory: N sequential loads, as host.mjs starts its children one by one.
+    let ids: Vec<String> = (1..=o.plugins).map(|i| format!("{manifest_id}-{i}")).collect();
+    let rss_before = rss_kb();
+    let t0 = Instant::now();
+    for id in &ids {
+        host.load_with(&o.plugin, Some(id), None).await?;
+    }
+    let cold_ms = t0.elapsed().as_secs_f64() * 1000.0 / o.plugins as f64;
+    let rss_after = rss_kb();
+    let first = &ids[0];
+    // host.mjs talks to its first child only; run_hook reaches every subscriber, so the other
+    // copies leave before the latency runs.
+    for id in &ids[1..] {
+        host.stop(id).await?;
+    }
+
+    let request = json!({ "agentId": "agent-123", "workspaceId": "workspace-456", "provider": "codex", "cwd": "/projects/shop",
+        "title": "Workspace notes", "labels": { "notes/enabled": "true" }, "tools": [], "mcpServers": {}, "reason": "resume",
+        "purpose": "interactive", "env": { "COMPANY_ENV": "development" } });
+    let open = OpenContext::default();
+    for _ in 0..200 {
+        host.run_hook(&o.hook, request.clone(), &open).await.map_err(|e| e.to_string())?;
+    }
+    let mut lat = Vec::with_capacity(o.iterations);
+    for _ in 0..o.iterations {
+        let s = Instant::now();
+        host.run_hook(&o.hook, request.clone(), &open).await.map_err(|e| e.to_string())?;
+        lat.push(s.elapsed().as_secs_f64() * 1e6);
+    }
+
+    // Notifications: fire all, then await all.
+    let agent = json!({ "id": "agent-123", "workspaceId": "workspace-456", "parentAgentId": null, "provider": "codex",
+        "cwd": "/projects/shop", "title": null });
+    let listens = host.plugin(first).is_some_and(|p| p.registrations.has_hook("agent.turn.before"));
+    let te = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..o.events {
+        let (host, event) = (host.clone(), json!({ "agent": agent, "turnId": format!("t{i}") }));
+        tasks.spawn(async move { host.run_hook("agent.turn.before", event, &OpenContext::default()).await.map(|_| ()) });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+    }
+    let events_per_s = o.events as f64 / te.elapsed().as_secs_f64();
+
+    let mut reloads = Vec::new();
+    for _ in 0..10 {
+        let s = Instant::now();
+        host.reload(first).await?;
+        reloads.push(s.elapsed().as_secs_f64() * 1000.0);
+    }
+
+    Ok(json!({
+        "cold_start_ms_per_plugin": round(cold_ms, 2),
+        "rss_kb_per_plugin": (rss_after.saturating_sub(rss_before) as f64 / o.plugins as f64).round() as u64,
+        "rss_kb_process": rss_after,
+        "before_rtt_us_p50": round(pct(&lat, 0.5), 1),
+        "before_rtt_us_p99": round(pct(&lat, 0.99), 1),
+        "events_per_s": events_per_s.round() as u64,
+        // false: the plugin has no agent.turn.before handler, so the host skips it without
+        // entering JS (the Node anchor still makes the IPC round trip to its child).
+        "events_reach_plugin": listens,
+        "reload_ms": round(pct(&reloads, 0.5), 2),
+    }))
+}

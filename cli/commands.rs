@@ -1,0 +1,312 @@
+//! CLI commands that talk to the running daemon (`paseo plugin …`, `agent …`, `permission …`,
+//! `workspace …`), plus `paseo daemon` itself and `paseo plugin init`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde_json::{json, Value};
+
+use crate::daemon::{control, Daemon};
+
+/// Flags (`--name value`, repeatable) and positional arguments.
+pub struct Args<'a> {
+    pub positional: Vec<&'a str>,
+    flags: Vec<(&'a str, Option<&'a str>)>,
+}
+
+const SWITCHES: &[&str] = &["--json", "--follow", "--wait"];
+
+impl<'a> Args<'a> {
+    pub fn parse(args: &[&'a str]) -> Args<'a> {
+        let mut positional = Vec::new();
+        let mut flags = Vec::new();
+        let mut it = args.iter();
+        while let Some(arg) = it.next() {
+            if arg.starts_with("--") {
+                if SWITCHES.contains(arg) {
+                    flags.push((*arg, None));
+                } else {
+                    flags.push((*arg, it.next().copied()));
+                }
+            } else {
+                positional.push(*arg);
+            }
+        }
+        Args { positional, flags }
+    }
+    pub fn has(&self, flag: &str) -> bool {
+        self.flags.iter().any(|(f, _)| *f == flag)
+    }
+    pub fn value(&self, flag: &str) -> Option<&'a str> {
+        self.flags.iter().find(|(f, _)| *f == flag).and_then(|(_, v)| *v)
+    }
+    pub fn values(&self, flag: &str) -> Vec<&'a str> {
+        self.flags.iter().filter(|(f, _)| *f == flag).filter_map(|(_, v)| *v).collect()
+    }
+}
+
+fn key_values(items: Vec<&str>) -> Result<Value, String> {
+    let mut map = serde_json::Map::new();
+    for item in items {
+        let (k, v) = item.split_once('=').ok_or_else(|| format!("expected KEY=VALUE, got {item}"))?;
+        map.insert(k.to_string(), json!(v));
+    }
+    Ok(Value::Object(map))
+}
+
+fn table(headers: &[&str], rows: Vec<Vec<String>>) {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.len()).collect();
+    for row in &rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.len());
+        }
+    }
+    let line = |cells: Vec<String>| {
+        let text: Vec<String> = cells.iter().enumerate().map(|(i, c)| format!("{c:<w$}", w = widths[i])).collect();
+        println!("{}", text.join("  ").trim_end());
+    };
+    line(headers.iter().map(|h| h.to_string()).collect());
+    for row in rows {
+        line(row);
+    }
+}
+
+fn cell(v: &Value) -> String {
+    match v {
+        Value::Null => "-".into(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn done(result: Result<Value, String>, json_out: bool, human: impl FnOnce(&Value)) -> ExitCode {
+    match result {
+        Ok(value) => {
+            if json_out {
+                println!("{}", serde_json::to_string_pretty(&value).unwrap());
+            } else {
+                human(&value);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            if json_out {
+                println!("{}", json!({ "error": error }));
+            } else {
+                eprintln!("error: {error}");
+            }
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `paseo daemon [stop]`: runs the daemon in the foreground until `paseo daemon stop`.
+pub async fn daemon(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    if args.first() == Some(&"stop") {
+        control::request(home, "daemon.stop", json!({})).await?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let daemon = Daemon::start(home.to_path_buf()).await?;
+    eprintln!("paseo daemon: listening on {} (home {})", control::socket_path(home).display(), home.display());
+    let serve = control::serve(daemon.clone());
+    tokio::select! {
+        result = serve => result?,
+        _ = tokio::signal::ctrl_c() => daemon.shutdown().await,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn plugin(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let a = Args::parse(args);
+    let json_out = a.has("--json");
+    let id = a.positional.get(1).copied();
+    let need_id = || id.ok_or_else(|| "this command needs a plugin id".to_string());
+    Ok(match a.positional.first().copied() {
+        Some("ls" | "status") => {
+            let rows = control::request(home, "plugin.ls", json!({})).await.map(|v| {
+                let rows: Vec<Value> = v.as_array().cloned().unwrap_or_default().into_iter().filter(|r| id.is_none_or(|i| r["id"] == i)).collect();
+                json!(rows)
+            });
+            done(rows, json_out, |rows| {
+                table(
+                    &["PLUGIN", "STATUS", "ENABLED", "SOURCE", "REVISION", "DIRECTORY", "ERROR"],
+                    rows.as_array().unwrap().iter().map(|r| ["id", "status", "enabled", "source", "revision", "directory", "error"].iter().map(|k| cell(&r[*k])).collect()).collect(),
+                )
+            })
+        }
+        Some("install" | "add") => {
+            if a.value("--ref").is_some() {
+                return Err("Plugin --ref is only valid for Git sources".into());
+            }
+            let dir = id.ok_or("plugin install needs a directory")?;
+            eprintln!("Trusting plugin code: server code and preparation commands run unsandboxed on the daemon host; install only plugins you trust.");
+            let path = std::fs::canonicalize(dir).unwrap_or_else(|_| PathBuf::from(dir));
+            let result = control::request(home, "plugin.install", json!({ "path": path, "id": a.value("--id") })).await;
+            done(result, json_out, |v| println!("Installed plugin {}", cell(&v["id"])))
+        }
+        Some(verb @ ("enable" | "disable" | "reload" | "remove")) => {
+            let result = control::request(home, &format!("plugin.{verb}"), json!({ "id": need_id()? })).await;
+            done(result, json_out, |_| println!("{} plugin {}", capitalise(verb), id.unwrap()))
+        }
+        Some("logs") => {
+            if a.has("--follow") {
+                control::stream(home, "plugin.logs", json!({ "id": need_id()?, "follow": true }), |line| {
+                    let e = &line["log"];
+                    if json_out {
+                        println!("{e}");
+                    } else {
+                        println!("{}  {:<6}  {}", cell(&e["timestamp"]), cell(&e["stream"]), cell(&e["message"]));
+                    }
+                    Ok(())
+                })
+                .await?;
+                ExitCode::SUCCESS
+            } else {
+                let result = control::request(home, "plugin.logs", json!({ "id": need_id()? })).await;
+                done(result, json_out, |v| {
+                    table(&["TIME", "STREAM", "MESSAGE"], v.as_array().unwrap().iter().map(|e| vec![cell(&e["timestamp"]), cell(&e["stream"]), cell(&e["message"])]).collect())
+                })
+            }
+        }
+        Some("init") => init(Path::new(id.ok_or("plugin init needs a directory")?), a.value("--id"))?,
+        _ => return Err(format!("unknown plugin command\n{}", crate::USAGE)),
+    })
+}
+
+fn capitalise(verb: &str) -> String {
+    let past = match verb {
+        "enable" => "Enabled",
+        "disable" => "Disabled",
+        "reload" => "Reloaded",
+        _ => "Removed",
+    };
+    past.to_string()
+}
+
+/// `paseo plugin init <dir> [--id <id>]`: a plugin to start from.
+fn init(dir: &Path, id: Option<&str>) -> Result<ExitCode, String> {
+    let id = id.map(str::to_string).unwrap_or_else(|| dir.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default());
+    if !paseo_plugin_runtime::host::manifest::is_valid_plugin_id(&id) {
+        return Err(format!("Invalid plugin ID: {id} (a lowercase letter, then lowercase letters, digits and hyphens; choose one with --id)"));
+    }
+    if dir.join("paseo-plugin.json").exists() {
+        return Err(format!("{} already has a paseo-plugin.json", dir.display()));
+    }
+    std::fs::create_dir_all(dir.join("server")).map_err(|e| e.to_string())?;
+    let files = [
+        ("paseo-plugin.json", format!("{{\n  \"id\": \"{id}\",\n  \"description\": \"Describe what {id} does.\",\n  \"requirements\": {{ \"paseo\": \">={}\" }}\n}}\n", paseo_plugin_runtime::PASEO_VERSION)),
+        ("index.server.ts", INIT_ENTRY.to_string()),
+        ("server/greeting.ts", "export function greeting(cwd: string): string {\n  return `hello from ${cwd}`;\n}\n".to_string()),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).map_err(|e| e.to_string())?;
+    }
+    println!("Created plugin {id} in {}", dir.display());
+    println!("Try it: paseo hook run --plugin {} agent.open.before @request.json", dir.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+const INIT_ENTRY: &str = r#"import type { PluginServerContext } from "@getpaseo/plugin/server";
+import { greeting } from "./server/greeting";
+
+export default function contribute(server: PluginServerContext) {
+  const remove = server.addHook("agent.open.before", async ({ request }) => ({
+    ...request,
+    env: { ...request.env, GREETING: greeting(request.cwd) },
+  }));
+  return remove;
+}
+"#;
+
+pub async fn agent(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let a = Args::parse(args);
+    let json_out = a.has("--json");
+    let id = a.positional.get(1).copied();
+    let need_id = || id.ok_or_else(|| "this command needs an agent id".to_string());
+    let show = |v: &Value| print_agent(v);
+    Ok(match a.positional.first().copied() {
+        Some("create") => {
+            let params = json!({
+                "workspaceId": a.value("--workspace"),
+                "cwd": a.value("--cwd").map(|c| std::fs::canonicalize(c).map(|p| p.to_string_lossy().into_owned()).unwrap_or(c.to_string())),
+                "provider": a.value("--provider").unwrap_or("scripted"),
+                "title": a.value("--title"),
+                "prompt": a.value("--prompt"),
+                "labels": key_values(a.values("--label"))?,
+                "env": key_values(a.values("--env"))?,
+            });
+            done(control::request(home, "agent.create", params).await, json_out, show)
+        }
+        Some("send") => {
+            let text = a.positional.get(2).ok_or("agent send needs ID TEXT")?;
+            let result = control::request(home, "agent.send", json!({ "id": need_id()?, "text": text, "wait": a.has("--wait") })).await;
+            done(result, json_out, show)
+        }
+        Some("wait") => done(control::request(home, "agent.wait", json!({ "id": need_id()? })).await, json_out, show),
+        Some("show") => done(control::request(home, "agent.show", json!({ "id": need_id()? })).await, json_out, show),
+        Some("ls") => done(control::request(home, "agent.ls", json!({})).await, json_out, |v| {
+            table(&["AGENT", "PROVIDER", "STATUS", "WORKSPACE", "CWD", "TITLE"], v.as_array().unwrap().iter().map(|r| ["id", "provider", "status", "workspaceId", "cwd", "title"].iter().map(|k| cell(&r[*k])).collect()).collect())
+        }),
+        Some("archive") => done(control::request(home, "agent.archive", json!({ "id": need_id()? })).await, json_out, |v| println!("Archived at {}", cell(&v["archivedAt"]))),
+        Some("reload") => done(control::request(home, "agent.reload", json!({ "id": need_id()? })).await, json_out, show),
+        _ => return Err(format!("unknown agent command\n{}", crate::USAGE)),
+    })
+}
+
+fn print_agent(v: &Value) {
+    println!("agent     {}  ({}, {})", cell(&v["id"]), cell(&v["provider"]), cell(&v["status"]));
+    println!("cwd       {}", cell(&v["cwd"]));
+    if let Some(launch) = v["launch"].as_object() {
+        println!("opened    {} with env {} tools {}", cell(&launch["reason"]), launch["env"], launch["tools"]);
+    }
+    for p in v["pendingPermissions"].as_array().into_iter().flatten() {
+        println!("pending   {} {}", cell(&p["id"]), cell(&p["title"]));
+    }
+    for item in v["timeline"].as_array().into_iter().flatten() {
+        let text = match item["type"].as_str() {
+            Some("user_message") => format!("user: {}", cell(&item["text"])),
+            Some("assistant_message") => format!("agent: {}", cell(&item["text"])),
+            Some("tool_call") => {
+                let what = item["detail"]["command"].as_str().or(item["detail"]["output"].as_str()).unwrap_or_default();
+                let why = item["error"].as_str().map(|e| format!(" ({e})")).unwrap_or_default();
+                format!("tool {} {}: {what}{why}", cell(&item["name"]), cell(&item["status"]))
+            }
+            Some("plugin") => format!("plugin {}: {}", cell(&item["pluginId"]), item["data"]),
+            _ => item.to_string(),
+        };
+        println!("  {text}");
+    }
+}
+
+pub async fn permission(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let a = Args::parse(args);
+    match a.positional.as_slice() {
+        ["respond", agent, request, behavior] => {
+            let result = control::request(home, "permission.respond", json!({ "agentId": agent, "requestId": request, "behavior": behavior, "message": a.value("--message") })).await;
+            Ok(done(result, a.has("--json"), |_| println!("Answered {request}: {behavior}")))
+        }
+        _ => Err(format!("usage: paseo permission respond AGENT-ID REQUEST-ID allow|deny [--message TEXT]\n{}", crate::USAGE)),
+    }
+}
+
+pub async fn workspace(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let a = Args::parse(args);
+    let json_out = a.has("--json");
+    let print_ws = |v: &Value| println!("workspace {}  {}{}", cell(&v["id"]), cell(&v["cwd"]), v["worktree"]["branch"].as_str().map(|b| format!("  (worktree, branch {b})")).unwrap_or_default());
+    Ok(match a.positional.first().copied() {
+        Some("create") => {
+            let dir = a.value("--dir").ok_or("workspace create needs --dir DIR")?;
+            let dir = std::fs::canonicalize(dir).map_err(|_| format!("Directory not found: {dir}"))?;
+            let params = json!({ "dir": dir, "title": a.value("--title"), "worktree": a.value("--worktree") });
+            done(control::request(home, "workspace.create", params).await, json_out, print_ws)
+        }
+        Some("ls") => done(control::request(home, "workspace.ls", json!({})).await, json_out, |v| {
+            table(&["WORKSPACE", "PROJECT", "DIRECTORY", "TITLE", "ARCHIVED"], v.as_array().unwrap().iter().map(|r| ["id", "projectId", "cwd", "name", "archivedAt"].iter().map(|k| cell(&r[*k])).collect()).collect())
+        }),
+        Some("archive") => {
+            let id = a.positional.get(1).ok_or("workspace archive needs an id")?;
+            done(control::request(home, "workspace.archive", json!({ "id": id })).await, json_out, |v| println!("Archived {}", cell(&v["id"])))
+        }
+        _ => return Err(format!("unknown workspace command\n{}", crate::USAGE)),
+    })
+}

@@ -1,0 +1,37 @@
+//! How the scripted provider calls its plugin tools: as an MCP client of the daemon's MCP server
+//! (the URL the agent was launched with), exactly as a real provider would.
+
+use std::sync::Arc;
+
+use paseo_plugin_runtime::ToolResult;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::ServiceExt;
+use serde_json::Value;
+
+use super::Daemon;
+
+pub async fn call(daemon: &Arc<Daemon>, agent_id: &str, name: &str, input: Value) -> Result<ToolResult, String> {
+    let url = daemon
+        .live
+        .lock()
+        .unwrap()
+        .get(agent_id)
+        .and_then(|l| l.launch.tools_url.clone())
+        .ok_or_else(|| format!("Agent {agent_id} was launched without plugin tools"))?;
+    let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+    let client = ().serve(transport).await.map_err(|e| format!("MCP connection to {url} failed: {e}"))?;
+    let arguments = input.as_object().cloned().unwrap_or_default();
+    let result = client
+        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(arguments))
+        .await
+        .map_err(|e| format!("MCP call of {name} failed: {e}"));
+    let _ = client.cancel().await;
+    let result = serde_json::to_value(result?).map_err(|e| e.to_string())?;
+    let text: Vec<&str> = result["content"].as_array().into_iter().flatten().filter_map(|c| c["text"].as_str()).collect();
+    Ok(ToolResult {
+        text: (!text.is_empty()).then(|| text.join("\n")),
+        structured_content: result.get("structuredContent").cloned(),
+        is_error: result["isError"] == true,
+    })
+}

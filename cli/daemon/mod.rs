@@ -1,0 +1,760 @@
+//! The reference daemon: a small but real Paseo daemon around the engine. It keeps agents and
+//! workspaces in `$PASEO_HOME`, creates real git worktrees, runs a built-in scripted agent
+//! provider so every hook fires at its documented point without an LLM, serves plugin tools over
+//! MCP, implements `context.paseo` for plugins, and answers the CLI on a Unix socket.
+
+pub mod control;
+mod mcp_client;
+mod provider;
+pub mod store;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use paseo_plugin_runtime::hooks::types::*;
+use paseo_plugin_runtime::host::logs::{now_iso, LogEntry};
+use paseo_plugin_runtime::sdk::{Caller, PaseoDaemon, SdkError, SdkFuture};
+use paseo_plugin_runtime::{HostOptions, OpenContext, PluginHost, PluginStatus};
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, oneshot};
+
+use store::{AgentRecord, Config, PluginConfig, State, Store, WorkspaceRecord, WorktreeRecord};
+
+/// Tools Paseo itself gives every agent (plugin tools may not reuse these names).
+pub const PASEO_TOOLS: &[&str] = &["create_agent", "send_agent_prompt", "list_agents", "wait_for_agent"];
+
+/// A live agent session: what the provider was launched with.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Launch {
+    pub reason: String,
+    pub env: BTreeMap<String, String>,
+    pub tools: Vec<String>,
+    pub mcp_servers: Value,
+    /// Where the agent reaches its plugin tools.
+    pub tools_url: Option<String>,
+}
+
+struct LiveAgent {
+    launch: Launch,
+    running: bool,
+}
+
+pub struct Daemon {
+    pub store: Store,
+    pub host: Arc<PluginHost>,
+    state: Mutex<State>,
+    config: Mutex<Config>,
+    live: Mutex<HashMap<String, LiveAgent>>,
+    permissions: Mutex<HashMap<(String, String), (Value, oneshot::Sender<Value>)>>,
+    /// Every plugin log line, for `paseo plugin logs --follow`.
+    pub logs: broadcast::Sender<(String, LogEntry)>,
+    /// A human-readable trace of what the daemon did (the demo prints it).
+    pub trace: broadcast::Sender<String>,
+    turns_done: tokio::sync::Notify,
+    mcp: Mutex<Option<Arc<paseo_plugin_runtime::tools::mcp::McpServer>>>,
+}
+
+/// `context.paseo` for plugins, answered by the daemon.
+struct Sdk(OnceLock<Weak<Daemon>>);
+
+fn sdk_err(e: impl std::fmt::Display) -> SdkError {
+    SdkError::Daemon(e.to_string())
+}
+
+impl Daemon {
+    pub async fn start(home: PathBuf) -> Result<Arc<Daemon>, String> {
+        std::fs::create_dir_all(&home).map_err(|e| format!("Cannot create {}: {e}", home.display()))?;
+        let store = Store { home: home.clone() };
+        let config = store.load_config()?;
+        let state = store.load_state()?;
+        let (logs, _) = broadcast::channel(1024);
+        let (trace, _) = broadcast::channel(1024);
+        let sdk = Arc::new(Sdk(OnceLock::new()));
+        let log_tx = logs.clone();
+        let host = Arc::new(PluginHost::new(HostOptions {
+            log_listener: Some(Arc::new(move |id: &str, entry: &LogEntry| {
+                let _ = log_tx.send((id.to_string(), entry.clone()));
+            })),
+            bytecode_cache_dir: Some(home.join("cache/quickjs-bytecode")),
+            daemon: Some(sdk.clone()),
+            settings_dir: Some(home.join("plugin-settings")),
+            ..HostOptions::default()
+        }));
+        let daemon = Arc::new(Daemon {
+            store,
+            host,
+            state: Mutex::new(state),
+            config: Mutex::new(config),
+            live: Mutex::default(),
+            permissions: Mutex::default(),
+            logs,
+            trace,
+            turns_done: Default::default(),
+            mcp: Mutex::default(),
+        });
+        let _ = sdk.0.set(Arc::downgrade(&daemon));
+        let mcp = paseo_plugin_runtime::tools::mcp::McpServer::start(daemon.host.clone(), "127.0.0.1:0".parse().unwrap())
+            .await
+            .map_err(|e| format!("Cannot start the MCP server: {e}"))?;
+        *daemon.mcp.lock().unwrap() = Some(Arc::new(mcp));
+        daemon.start_plugins().await;
+        daemon.resume_agents().await;
+        Ok(daemon)
+    }
+
+    fn say(&self, line: impl Into<String>) {
+        let line = line.into();
+        tracing::info!(target: "paseo::daemon", "{line}");
+        let _ = self.trace.send(line);
+    }
+
+    fn next_id(&self, prefix: &str) -> String {
+        let mut state = self.state.lock().unwrap();
+        state.next_id += 1;
+        format!("{prefix}-{}", state.next_id)
+    }
+
+    fn save(&self) {
+        let state = self.state.lock().unwrap().clone();
+        self.store.save_state(&state);
+    }
+
+    // ---- plugins -------------------------------------------------------------------------
+
+    async fn start_plugins(&self) {
+        let config = self.config.lock().unwrap().clone();
+        if !config.plugins_enabled {
+            return;
+        }
+        for (id, plugin) in &config.plugins {
+            if plugin.is_enabled() {
+                match self.host.load_with(&plugin.path, Some(id), None).await {
+                    Ok(_) => self.say(format!("plugin {id} running")),
+                    Err(e) => self.say(format!("plugin {id} failed: {e}")),
+                }
+            }
+        }
+    }
+
+    pub fn plugins_enabled(&self) -> bool {
+        self.config.lock().unwrap().plugins_enabled
+    }
+
+    /// The rows of `paseo plugin ls`.
+    pub fn plugin_list(&self) -> Vec<Value> {
+        let config = self.config.lock().unwrap().clone();
+        let loaded: HashMap<String, paseo_plugin_runtime::PluginInfo> = self.host.plugins().into_iter().map(|p| (p.id.clone(), p)).collect();
+        config
+            .plugins
+            .iter()
+            .map(|(id, p)| {
+                let info = loaded.get(id);
+                let (status, error) = if !config.plugins_enabled || !p.is_enabled() {
+                    ("disabled", None)
+                } else {
+                    match info {
+                        Some(i) if i.status == PluginStatus::Running => ("running", None),
+                        Some(i) => ("failed", i.error.clone()),
+                        None => ("failed", Some(format!("Plugin failed to start: {id}"))),
+                    }
+                };
+                json!({
+                    "id": id, "status": status, "enabled": p.is_enabled(), "source": p.source, "revision": null,
+                    "directory": p.path, "error": error, "description": info.and_then(|i| i.description.clone()),
+                })
+            })
+            .collect()
+    }
+
+    pub async fn plugin_install(&self, dir: &Path, id: Option<&str>) -> Result<Value, String> {
+        let dir = dir.canonicalize().map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
+        let manifest = paseo_plugin_runtime::host::manifest::Manifest::read(&dir)?;
+        let id = id.map(str::to_string).unwrap_or(manifest.id.clone());
+        if self.config.lock().unwrap().plugins.contains_key(&id) {
+            return Err(format!("Plugin ID \"{id}\" is already configured; choose another ID with --id"));
+        }
+        manifest.check_requirements(&id, Some(paseo_plugin_runtime::PASEO_VERSION))?;
+        if self.plugins_enabled() {
+            if let Err(e) = self.host.load_with(&dir, Some(&id), None).await {
+                let _ = self.host.remove(&id).await;
+                return Err(e);
+            }
+        }
+        let mut config = self.config.lock().unwrap();
+        config.plugins.insert(id.clone(), PluginConfig { source: "directory".into(), path: dir, enabled: None });
+        self.store.save_config(&config)?;
+        drop(config);
+        self.say(format!("plugin {id} installed"));
+        Ok(json!({ "id": id }))
+    }
+
+    fn configured(&self, id: &str) -> Result<PluginConfig, String> {
+        self.config.lock().unwrap().plugins.get(id).cloned().ok_or_else(|| format!("Plugin is not configured: {id}"))
+    }
+
+    pub async fn plugin_set_enabled(&self, id: &str, enabled: bool) -> Result<Value, String> {
+        let plugin = self.configured(id)?;
+        {
+            let mut config = self.config.lock().unwrap();
+            config.plugins.get_mut(id).unwrap().enabled = if enabled { None } else { Some(false) };
+            self.store.save_config(&config)?;
+        }
+        if enabled && self.plugins_enabled() {
+            if self.host.plugin(id).is_some() {
+                self.host.reload(id).await?;
+            } else {
+                self.host.load_with(&plugin.path, Some(id), None).await?;
+            }
+        } else if !enabled {
+            self.host.stop(id).await.ok();
+        }
+        Ok(json!({ "id": id, "enabled": enabled }))
+    }
+
+    pub async fn plugin_reload(&self, id: &str) -> Result<Value, String> {
+        let plugin = self.configured(id)?;
+        if !self.plugins_enabled() {
+            return Err("Plugins are globally disabled".into());
+        }
+        if !plugin.is_enabled() {
+            return Err(format!("Plugin is disabled: {id}"));
+        }
+        let started = std::time::Instant::now();
+        let result = if self.host.plugin(id).is_some() { self.host.reload(id).await } else { self.host.load_with(&plugin.path, Some(id), None).await.map(|_| ()) };
+        result?;
+        self.say(format!("plugin {id} reloaded in {} ms", started.elapsed().as_millis()));
+        Ok(json!({ "id": id, "reloadMs": started.elapsed().as_secs_f64() * 1000.0 }))
+    }
+
+    pub async fn plugin_remove(&self, id: &str) -> Result<Value, String> {
+        self.configured(id)?;
+        self.host.remove(id).await.ok();
+        let mut config = self.config.lock().unwrap();
+        config.plugins.remove(id);
+        self.store.save_config(&config)?;
+        let _ = std::fs::remove_dir_all(self.store.home.join("plugin-settings").join(id));
+        Ok(json!({ "id": id, "removed": true }))
+    }
+
+    pub fn plugin_logs(&self, id: &str) -> Result<Vec<LogEntry>, String> {
+        self.configured(id)?;
+        Ok(self.host.logs(id))
+    }
+
+    // ---- workspaces and worktrees ---------------------------------------------------------
+
+    /// `workspace.create.before` → (worktree: `worktree.create.before` → `git worktree add` →
+    /// `worktree.create.after`, whose failure removes the worktree) → register the workspace →
+    /// `workspace.create.after`.
+    pub async fn create_workspace(self: &Arc<Self>, request: Value) -> Result<Value, String> {
+        if let Some(key) = request["idempotencyKey"].as_str() {
+            let existing = self.state.lock().unwrap().workspaces.values().find(|w| w.idempotency_key.as_deref() == Some(key)).cloned();
+            if let Some(ws) = existing {
+                return Ok(serde_json::to_value(ws).unwrap());
+            }
+        }
+        let request = self.host.run_hook("workspace.create.before", request, &OpenContext::default()).await.map_err(|e| e.to_string())?;
+        self.say(format!("workspace.create.before → {}", request["source"]));
+        let source = &request["source"];
+        let (cwd, worktree) = match source["kind"].as_str() {
+            Some("worktree") => {
+                let wt = self.create_worktree(source).await?;
+                (wt.path.clone(), Some(wt))
+            }
+            _ => {
+                let path = source["path"].as_str().unwrap_or_default();
+                let dir = Path::new(path).canonicalize().map_err(|_| format!("Directory not found: {path}"))?;
+                (dir.to_string_lossy().into_owned(), None)
+            }
+        };
+        let id = self.next_id("workspace");
+        let project_root = worktree.as_ref().map(|w| w.repo_root.clone()).unwrap_or_else(|| cwd.clone());
+        let ws = WorkspaceRecord {
+            id: id.clone(),
+            project_id: format!("project-{}", Path::new(&project_root).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()),
+            cwd,
+            name: request["title"].as_str().map(str::to_string),
+            archived_at: None,
+            worktree,
+            idempotency_key: request["idempotencyKey"].as_str().map(str::to_string),
+        };
+        self.state.lock().unwrap().workspaces.insert(id.clone(), ws.clone());
+        self.save();
+        self.say(format!("workspace {id} registered at {}", ws.cwd));
+        self.host.notify::<WorkspaceCreateAfter>(WorkspaceEvent { workspace: hook_workspace(&ws) });
+        Ok(serde_json::to_value(ws).unwrap())
+    }
+
+    async fn create_worktree(&self, source: &Value) -> Result<WorktreeRecord, String> {
+        let from = source["cwd"].as_str().unwrap_or_default();
+        let git = |args: &[&str], dir: &str| {
+            let out = std::process::Command::new("git").args(args).current_dir(dir).output().map_err(|e| format!("git: {e}"))?;
+            if out.status.success() {
+                Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+            } else {
+                Err(format!("git {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+            }
+        };
+        let source_checkout = git(&["rev-parse", "--show-toplevel"], from)?;
+        let common = git(&["rev-parse", "--path-format=absolute", "--git-common-dir"], from)?;
+        let repo_root = Path::new(&common).parent().map(|p| p.to_string_lossy().into_owned()).unwrap_or(source_checkout.clone());
+        let base = git(&["rev-parse", "--abbrev-ref", "HEAD"], from)?;
+        let branch = source["branchName"].as_str().map(str::to_string).unwrap_or_else(|| format!("paseo/{}", self.next_id("wt")));
+        let slug = branch.replace('/', "-");
+        let default_path = self.store.home.join("worktrees").join(Path::new(&repo_root).file_name().unwrap_or_default()).join(&slug);
+        let request = WorktreeCreateRequest {
+            kind: "branch-off".into(),
+            branch,
+            base_ref: Some(base),
+            slug,
+            path: default_path.to_string_lossy().into_owned(),
+            repo_root: repo_root.clone(),
+            source_checkout: source_checkout.clone(),
+            ..Default::default()
+        };
+        let request = self.host.before::<WorktreeCreateBefore>(request).await.map_err(|e| e.to_string())?;
+        self.say(format!("worktree.create.before → {}", request.path));
+        let mut add = vec!["worktree", "add"];
+        if request.kind == "branch-off" {
+            add.extend(["-b", request.branch.as_str(), request.path.as_str(), request.base_ref.as_deref().unwrap_or("HEAD")]);
+        } else {
+            add.extend([request.path.as_str(), request.branch.as_str()]);
+        }
+        git(&add, &source_checkout)?;
+        self.say(format!("git worktree add {}", request.path));
+        let created = WorktreeEvent { worktree: CreatedWorktree { path: request.path.clone(), branch: request.branch.clone(), source_checkout: source_checkout.clone() } };
+        if let Err(e) = self.host.emit::<WorktreeCreateAfter>(created).await {
+            let _ = git(&["worktree", "remove", "--force", &request.path], &source_checkout);
+            if request.kind == "branch-off" {
+                let _ = git(&["branch", "-D", &request.branch], &source_checkout);
+            }
+            self.say(format!("worktree.create.after failed; removed {}", request.path));
+            return Err(e.to_string());
+        }
+        Ok(WorktreeRecord { path: request.path, branch: request.branch, repo_root })
+    }
+
+    pub fn workspaces(&self) -> Vec<WorkspaceRecord> {
+        self.state.lock().unwrap().workspaces.values().cloned().collect()
+    }
+
+    pub async fn archive_workspace(self: &Arc<Self>, id: &str) -> Result<Value, String> {
+        let ws = {
+            let mut state = self.state.lock().unwrap();
+            let ws = state.workspaces.get_mut(id).ok_or_else(|| format!("Workspace not found: {id}"))?;
+            ws.archived_at.get_or_insert_with(now_iso);
+            ws.clone()
+        };
+        self.save();
+        self.host.notify::<WorkspaceArchiveAfter>(WorkspaceEvent { workspace: hook_workspace(&ws) });
+        let agents: Vec<String> = self.state.lock().unwrap().agents.values().filter(|a| a.workspace_id.as_deref() == Some(id) && a.archived_at.is_none()).map(|a| a.id.clone()).collect();
+        for agent in agents {
+            self.archive_agent(&agent).await?;
+        }
+        Ok(serde_json::to_value(ws).unwrap())
+    }
+
+    // ---- agents ---------------------------------------------------------------------------
+
+    /// The documented order: `agent.create.before` → resolve defaults and validate the provider
+    /// → `agent.open.before` → `PASEO_AGENT_ID` / `PASEO_AGENT_CWD` → open the provider session
+    /// and save the agent → `agent.create.after` → the initial prompt, if any.
+    pub async fn create_agent(self: &Arc<Self>, params: Value) -> Result<Value, String> {
+        let (cwd, workspace_id) = match params["workspaceId"].as_str() {
+            Some(ws) => {
+                let state = self.state.lock().unwrap();
+                let w = state.workspaces.get(ws).ok_or_else(|| format!("Workspace not found: {ws}"))?;
+                (w.cwd.clone(), Some(ws.to_string()))
+            }
+            None => (params["cwd"].as_str().ok_or("agent create needs a workspace or a cwd")?.to_string(), None),
+        };
+        let provider = params["provider"].as_str().unwrap_or("scripted").split('/').next().unwrap_or("scripted").to_string();
+        let mut config = AgentSessionConfig { provider, cwd: cwd.clone(), ..Default::default() };
+        if let Some(title) = params["title"].as_str() {
+            config.title = Some(Some(title.to_string()));
+        }
+        if let Some(options) = params["providerOptions"].as_object() {
+            config.provider_options = Some(options.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
+        }
+        let created = self
+            .host
+            .before::<AgentCreateBefore>(AgentCreateRequest {
+                config,
+                env: params["env"].as_object().map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect()),
+                initial_prompt: params["prompt"].as_str().map(str::to_string),
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+        if !provider::is_known(&created.config.provider) {
+            return Err(format!("Unknown provider: {}", created.config.provider));
+        }
+        self.say(format!("agent.create.before → provider {}", created.config.provider));
+        let id = params["agentId"].as_str().map(str::to_string).unwrap_or_else(|| self.next_id("agent"));
+        let labels: BTreeMap<String, String> = params["labels"].as_object().map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect()).unwrap_or_default();
+        let record = AgentRecord {
+            id: id.clone(),
+            workspace_id,
+            provider: created.config.provider.clone(),
+            cwd,
+            title: created.config.title.clone().flatten(),
+            labels,
+            config: serde_json::to_value(&created.config).unwrap(),
+            created_at: now_iso(),
+            archived_at: None,
+        };
+        self.open_session(&record, OpenReason::Create, created.env.clone().unwrap_or_default()).await?;
+        self.state.lock().unwrap().agents.insert(id.clone(), record.clone());
+        self.save();
+        self.host.notify::<AgentCreateAfter>(AgentEvent { agent: hook_agent(&record) });
+        self.say(format!("agent {id} created ({})", record.provider));
+        if let Some(prompt) = &created.initial_prompt {
+            self.send(&id, prompt, None)?;
+        }
+        Ok(self.agent_view(&id).unwrap())
+    }
+
+    /// `agent.open.before`, then the launch: env overrides, plugin tools, MCP servers.
+    async fn open_session(self: &Arc<Self>, agent: &AgentRecord, reason: OpenReason, env: BTreeMap<String, String>) -> Result<(), String> {
+        let saved: Vec<String> = agent.config["mcpServers"].as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+        let lacks_mcp = !provider::supports_mcp(&agent.provider);
+        let request = AgentOpenRequest {
+            agent_id: agent.id.clone(),
+            workspace_id: agent.workspace_id.clone(),
+            provider: agent.provider.clone(),
+            cwd: agent.cwd.clone(),
+            title: agent.title.clone(),
+            labels: agent.labels.clone(),
+            tools: vec![],
+            mcp_servers: BTreeMap::new(),
+            reason,
+            purpose: if agent.archived_at.is_some() { OpenPurpose::History } else { OpenPurpose::Interactive },
+            env,
+        };
+        let ctx = OpenContext { paseo_tools: PASEO_TOOLS.iter().map(|s| s.to_string()).collect(), saved_mcp_servers: saved, provider_lacks_mcp: lacks_mcp };
+        let opened = self.host.before_with::<AgentOpenBefore>(request, &ctx).await.map_err(|e| e.to_string())?;
+        // Set after the hooks, so hooks cannot override them.
+        let mut env = opened.env.clone();
+        env.insert("PASEO_AGENT_ID".into(), agent.id.clone());
+        env.insert("PASEO_AGENT_CWD".into(), agent.cwd.clone());
+        let mut servers = agent.config["mcpServers"].as_object().cloned().unwrap_or_default();
+        servers.extend(opened.mcp_servers.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if lacks_mcp && !servers.is_empty() {
+            return Err(format!("Provider '{}' does not support MCP servers", agent.provider));
+        }
+        let tools: Vec<String> = opened.tools.iter().map(|t| t.name.clone()).collect();
+        let tools_url = (!tools.is_empty()).then(|| self.mcp.lock().unwrap().as_ref().map(|m| m.agent_url(&agent.id))).flatten();
+        let reason_name = serde_json::to_value(reason).unwrap().as_str().unwrap().to_string();
+        self.say(format!(
+            "agent.open.before ({reason_name}) → env {:?}, tools {:?}{}",
+            env.keys().collect::<Vec<_>>(),
+            tools,
+            tools_url.as_ref().map(|u| format!(" served at {u}")).unwrap_or_default()
+        ));
+        let launch = Launch { reason: reason_name, env, tools, mcp_servers: Value::Object(servers), tools_url };
+        let mut live = self.live.lock().unwrap();
+        let running = live.get(&agent.id).map(|l| l.running).unwrap_or(false);
+        live.insert(agent.id.clone(), LiveAgent { launch, running });
+        Ok(())
+    }
+
+    async fn resume_agents(self: &Arc<Self>) {
+        let agents: Vec<AgentRecord> = self.state.lock().unwrap().agents.values().filter(|a| a.archived_at.is_none()).cloned().collect();
+        for agent in agents {
+            match self.open_session(&agent, OpenReason::Resume, BTreeMap::new()).await {
+                Ok(()) => self.say(format!("agent {} resumed", agent.id)),
+                Err(e) => self.say(format!("agent {} could not resume: {e}", agent.id)),
+            }
+        }
+    }
+
+    fn agent_record(&self, id: &str) -> Result<AgentRecord, String> {
+        self.state.lock().unwrap().agents.get(id).cloned().ok_or_else(|| format!("Agent not found: {id}"))
+    }
+
+    pub fn agent_view(&self, id: &str) -> Option<Value> {
+        let record = self.state.lock().unwrap().agents.get(id).cloned()?;
+        let live = self.live.lock().unwrap();
+        let launch = live.get(id).map(|l| &l.launch);
+        let pending: Vec<Value> = self.permissions.lock().unwrap().iter().filter(|((a, _), _)| a == id).map(|(_, (req, _))| req.clone()).collect();
+        Some(json!({
+            "id": record.id, "workspaceId": record.workspace_id, "parentAgentId": record.labels.get("paseo.parent-agent-id"),
+            "provider": record.provider, "cwd": record.cwd, "title": record.title, "labels": record.labels,
+            "config": record.config, "archivedAt": record.archived_at,
+            "status": if record.archived_at.is_some() { "archived" } else if live.get(id).is_some_and(|l| l.running) { "running" } else if live.contains_key(id) { "idle" } else { "closed" },
+            "launch": launch, "pendingPermissions": pending,
+            "stale": self.host.stale_sessions().iter().any(|s| s == id),
+            "timeline": self.state.lock().unwrap().timelines.get(id).cloned().unwrap_or_default(),
+        }))
+    }
+
+    pub fn agents(&self) -> Vec<Value> {
+        let ids: Vec<String> = self.state.lock().unwrap().agents.keys().cloned().collect();
+        ids.iter().filter_map(|id| self.agent_view(id)).collect()
+    }
+
+    fn push_timeline(&self, agent: &str, item: Value) {
+        self.state.lock().unwrap().timelines.entry(agent.into()).or_default().push(item);
+        self.save();
+    }
+
+    /// Sends a user message: reopens a stale session first (before the idle prompt), then runs
+    /// a turn of the scripted provider in the background.
+    pub fn send(self: &Arc<Self>, agent_id: &str, text: &str, sent_by: Option<&str>) -> Result<(), String> {
+        let record = self.agent_record(agent_id)?;
+        if record.archived_at.is_some() {
+            return Err(format!("Agent {agent_id} is archived"));
+        }
+        {
+            let mut live = self.live.lock().unwrap();
+            let agent = live.get_mut(agent_id).ok_or_else(|| format!("Agent {agent_id} is not open"))?;
+            if agent.running {
+                return Err(format!("Agent {agent_id} is running a turn"));
+            }
+            agent.running = true;
+        }
+        let mut item = json!({ "type": "user_message", "text": text });
+        if let Some(plugin) = sent_by {
+            item["sentBy"] = json!({ "pluginId": plugin });
+        }
+        self.push_timeline(agent_id, item);
+        let daemon = self.clone();
+        let text = text.to_string();
+        tokio::spawn(async move {
+            if daemon.host.stale_sessions().iter().any(|s| s == &record.id) {
+                if let Err(e) = daemon.open_session(&record, OpenReason::Refresh, BTreeMap::new()).await {
+                    daemon.push_timeline(&record.id, json!({ "type": "error", "message": e }));
+                    daemon.finish_turn(&record.id);
+                    return;
+                }
+            }
+            provider::run_turn(daemon.clone(), record, text).await;
+        });
+        Ok(())
+    }
+
+    fn finish_turn(&self, agent_id: &str) {
+        if let Some(agent) = self.live.lock().unwrap().get_mut(agent_id) {
+            agent.running = false;
+        }
+        self.turns_done.notify_waiters();
+    }
+
+    /// Waits until the agent is idle (no turn running), up to `timeout`.
+    pub async fn wait_idle(&self, agent_id: &str, timeout: std::time::Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let done = self.turns_done.notified();
+            if !self.live.lock().unwrap().get(agent_id).is_some_and(|a| a.running) {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, done).await.is_err() {
+                return false;
+            }
+        }
+    }
+
+    pub fn respond_permission(&self, agent_id: &str, request_id: &str, response: Value) -> Result<(), String> {
+        let (_, reply) = self
+            .permissions
+            .lock()
+            .unwrap()
+            .remove(&(agent_id.to_string(), request_id.to_string()))
+            .ok_or_else(|| format!("Permission request {request_id} is not pending for agent {agent_id}"))?;
+        let _ = reply.send(response);
+        Ok(())
+    }
+
+    pub async fn reload_agent(self: &Arc<Self>, agent_id: &str) -> Result<Value, String> {
+        let record = self.agent_record(agent_id)?;
+        self.open_session(&record, OpenReason::Refresh, BTreeMap::new()).await?;
+        Ok(self.agent_view(agent_id).unwrap())
+    }
+
+    pub async fn archive_agent(self: &Arc<Self>, agent_id: &str) -> Result<Value, String> {
+        let record = {
+            let mut state = self.state.lock().unwrap();
+            let agent = state.agents.get_mut(agent_id).ok_or_else(|| format!("Agent not found: {agent_id}"))?;
+            if agent.archived_at.is_some() {
+                return Ok(json!({ "archivedAt": agent.archived_at }));
+            }
+            agent.archived_at = Some(now_iso());
+            agent.clone()
+        };
+        self.save();
+        self.close_agent(&record).await;
+        let archived_at = record.archived_at.clone().unwrap();
+        self.host.notify::<AgentArchiveAfter>(AgentArchiveEvent { agent: hook_agent(&record), archived_at: archived_at.clone() });
+        Ok(json!({ "archivedAt": archived_at }))
+    }
+
+    /// Closes the live session once: `agent.close.after` is emitted only for a live agent.
+    async fn close_agent(&self, record: &AgentRecord) {
+        if self.live.lock().unwrap().remove(&record.id).is_some() {
+            self.host.close_session(&record.id).await;
+            self.host.notify::<AgentCloseAfter>(AgentEvent { agent: hook_agent(record) });
+        }
+    }
+
+    /// Stops the daemon: pending notifications get up to 5 s, then plugins stop.
+    pub async fn shutdown(&self) {
+        self.host.shutdown().await;
+        if let Some(mcp) = self.mcp.lock().unwrap().take() {
+            if let Ok(mcp) = Arc::try_unwrap(mcp) {
+                tokio::spawn(mcp.shutdown());
+            }
+        }
+    }
+}
+
+pub fn hook_agent(record: &AgentRecord) -> PluginHookAgent {
+    PluginHookAgent {
+        id: record.id.clone(),
+        workspace_id: record.workspace_id.clone(),
+        parent_agent_id: record.labels.get("paseo.parent-agent-id").cloned(),
+        provider: record.provider.clone(),
+        cwd: record.cwd.clone(),
+        title: record.title.clone(),
+    }
+}
+
+fn hook_workspace(ws: &WorkspaceRecord) -> PluginHookWorkspace {
+    PluginHookWorkspace { id: ws.id.clone(), project_id: ws.project_id.clone(), cwd: ws.cwd.clone(), name: ws.name.clone(), archived_at: ws.archived_at.clone() }
+}
+
+impl Sdk {
+    fn daemon(&self) -> Result<Arc<Daemon>, SdkError> {
+        self.0.get().and_then(Weak::upgrade).ok_or_else(|| SdkError::Daemon("The daemon is stopping".into()))
+    }
+}
+
+fn arg<'v>(args: &'v Value, key: &str) -> Result<&'v str, SdkError> {
+    args[key].as_str().ok_or_else(|| SdkError::Daemon(format!("Missing {key}")))
+}
+
+impl PaseoDaemon for Sdk {
+    fn agents_list<'a>(&'a self, _caller: &'a Caller, _args: Value) -> SdkFuture<'a> {
+        Box::pin(async move {
+            let d = self.daemon()?;
+            let entries: Vec<Value> = d.agents().into_iter().map(|a| json!({ "agent": a, "project": null })).collect();
+            Ok(json!({ "entries": entries, "pageInfo": { "hasMore": false, "nextCursor": null } }))
+        })
+    }
+    fn agents_get<'a>(&'a self, _caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+        Box::pin(async move { Ok(self.daemon()?.agent_view(arg(&args, "agentId")?).map(|a| json!({ "agent": a, "project": null })).unwrap_or(Value::Null)) })
+    }
+    fn agents_create<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+        Box::pin(async move {
+            let d = self.daemon()?;
+            let mut params = json!({ "cwd": args["cwd"], "provider": args["config"]["provider"], "prompt": args["initialPrompt"], "labels": args["labels"], "title": args["title"], "providerOptions": args["config"]["providerOptions"] });
+            params["labels"]["paseo.created-by-plugin"] = json!(caller.plugin_id);
+            d.create_agent(params).await.map_err(sdk_err)
+        })
+    }
+    fn agents_send<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+        Box::pin(async move {
+            let d = self.daemon()?;
+            d.send(arg(&args, "agentId")?, arg(&args, "text")?, Some(&caller.plugin_id)).map_err(sdk_err)?;
+            d.say(format!("plugin {} sent {:?} to {}", caller.plugin_id, args["text"].as_str().unwrap_or_default(), args["agentId"].as_str().unwrap_or_default()));
+            Ok(Value::Null)
+        })
+    }
+    fn agents_respond_to_permission<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+        Box::pin(async move {
+            let d = self.daemon()?;
+            let mut response = args["response"].clone();
+            response["respondedBy"] = json!({ "pluginId": caller.plugin_id });
+            d.respond_permission(arg(&args, "agentId")?, arg(&args, "requestId")?, response).map_err(sdk_err)?;
+            Ok(Value::Null)
+        })
+    }
+    fn agents_timeline_fetch<'a>(&'a self, _caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+        Box::pin(async move {
+            let d = self.daemon()?;
+            let id = arg(&args, "agentId")?;
+            d.agent_record(id).map_err(sdk_err)?;
+            let items = d.state.lock().unwrap().timelines.get(id).cloned().unwrap_or_default();
+            let limit = args["options"]["limit"].as_u64().map(|l| l as usize).unwrap_or(items.len());
+            let start = items.len().saturating_sub(limit);
+            let entries: Vec<Value> = items[start..].iter().enumerate().map(|(i, item)| json!({ "seq": start + i + 1, "item": item })).collect();
+            Ok(json!({ "entries": entries, "epoch": "daemon", "hasOlder": start > 0 }))
+        })
+    }
+    fn agents_timeline_append<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+        Box::pin(async move {
+            let d = self.daemon()?;
+            let id = arg(&args, "agentId")?.to_string();
+            d.agent_record(&id).map_err(sdk_err)?;
+            let mut item = args["item"].clone();
+            if item["type"] != "plugin" || item["data"].to_string().len() > 64 * 1024 {
+                return Err(SdkError::Daemon("Plugin timeline items need type \"plugin\" and at most 64 KiB of data".into()));
+            }
+            item["pluginId"] = json!(caller.plugin_id);
+            let seq = {
+                let mut state = d.state.lock().unwrap();
+                let timeline = state.timelines.entry(id).or_default();
+                match timeline.iter().position(|i| i["type"] == "plugin" && i["pluginId"] == item["pluginId"] && i["id"] == item["id"]) {
+                    Some(pos) => {
+                        timeline[pos] = item;
+                        pos + 1
+                    }
+                    None => {
+                        timeline.push(item);
+                        timeline.len()
+                    }
+                }
+            };
+            d.save();
+            Ok(json!({ "seq": seq, "epoch": "daemon" }))
+        })
+    }
+    fn agents_reload<'a>(&'a self, _caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+        Box::pin(async move { self.daemon()?.reload_agent(arg(&args, "agentId")?).await.map(|_| Value::Null).map_err(sdk_err) })
+    }
+    fn agents_archive<'a>(&'a self, _caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+        Box::pin(async move { self.daemon()?.archive_agent(arg(&args, "agentId")?).await.map_err(sdk_err) })
+    }
+    fn agents_wait_for_finish<'a>(&'a self, _caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+        Box::pin(async move {
+            let d = self.daemon()?;
+            let id = arg(&args, "agentId")?;
+            let timeout = std::time::Duration::from_millis(args["timeoutMs"].as_u64().unwrap_or(600_000));
+            let finished = d.wait_idle(id, timeout).await;
+            Ok(json!({ "status": if finished { "idle" } else { "timeout" } }))
+        })
+    }
+    fn workspaces_list<'a>(&'a self, _caller: &'a Caller, _args: Value) -> SdkFuture<'a> {
+        Box::pin(async move {
+            let entries: Vec<Value> = self.daemon()?.workspaces().into_iter().map(|w| json!({ "workspace": w })).collect();
+            Ok(json!({ "entries": entries, "pageInfo": { "hasMore": false, "nextCursor": null } }))
+        })
+    }
+    fn workspaces_create<'a>(&'a self, _caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+        Box::pin(async move { self.daemon()?.create_workspace(args).await.map_err(sdk_err) })
+    }
+    fn workspaces_archive<'a>(&'a self, _caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+        Box::pin(async move { self.daemon()?.archive_workspace(arg(&args, "workspaceId")?).await.map_err(sdk_err) })
+    }
+    fn config_get<'a>(&'a self, _caller: &'a Caller, _args: Value) -> SdkFuture<'a> {
+        Box::pin(async move { Ok(serde_json::to_value(self.daemon()?.config.lock().unwrap().clone()).unwrap()) })
+    }
+    fn presence<'a>(&'a self, _caller: &'a Caller, _args: Value) -> SdkFuture<'a> {
+        Box::pin(async move { Ok(json!({ "userPresent": false, "clients": [] })) })
+    }
+}
+
+impl Daemon {
+    /// Raises a permission request and waits for its answer (from the CLI or a plugin).
+    async fn ask_permission(&self, record: &AgentRecord, request: Value) -> Value {
+        let (tx, rx) = oneshot::channel();
+        let request_id = request["id"].as_str().unwrap_or_default().to_string();
+        self.permissions.lock().unwrap().insert((record.id.clone(), request_id.clone()), (request.clone(), tx));
+        self.say(format!("agent {} asks permission {request_id}: {}", record.id, request["input"]["command"]));
+        self.host.notify::<AgentPermissionBefore>(PermissionRequestEvent { agent: hook_agent(record), request });
+        let resolution = rx.await.unwrap_or_else(|_| json!({ "behavior": "deny", "message": "The daemon stopped" }));
+        self.say(format!("permission {request_id} → {}", resolution["behavior"].as_str().unwrap_or_default()));
+        self.host.notify::<AgentPermissionAfter>(PermissionResolveEvent { agent: hook_agent(record), request_id, resolution: resolution.clone() });
+        resolution
+    }
+}
