@@ -5,6 +5,8 @@
 mod bench;
 mod commands;
 mod daemon;
+mod demo;
+mod dev;
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -36,6 +38,8 @@ Daemon and its CLI ($PASEO_HOME, default ~/.paseo; control socket $PASEO_HOME/da
   paseo daemon                      run the daemon in the foreground;  paseo daemon stop
   paseo plugin ls [ID] | install DIR [--id ID] | enable ID | disable ID | reload ID | remove ID
   paseo plugin logs ID [--follow] | init DIR [--id ID]          (all take --json)
+  paseo plugin dev DIR [--home DIR]  a daemon with that plugin, reloaded on every file change
+  paseo demo                         the whole mission in a temporary home, as a readable trace
   paseo workspace create --dir DIR [--title T] [--worktree BRANCH] | ls | archive ID
   paseo agent create [--workspace ID | --cwd DIR] [--provider P] [--title T] [--label K=V]...
                      [--env K=V]... [--prompt TEXT]
@@ -63,6 +67,11 @@ fn main() -> ExitCode {
         ["rpc", "call", rest @ ..] => runtime.block_on(rpc_call(rest)),
         ["tool", "list", rest @ ..] => runtime.block_on(tool_command(None, rest)),
         ["daemon", rest @ ..] => runtime.block_on(commands::daemon(&paseo_home(), rest)),
+        ["demo"] => runtime.block_on(demo::run()),
+        ["plugin", "dev", dir, rest @ ..] => {
+            let home = commands::Args::parse(rest).value("--home").map(PathBuf::from);
+            runtime.block_on(dev::run(std::path::Path::new(dir), home.as_deref()))
+        }
         ["plugin", rest @ ..] => runtime.block_on(commands::plugin(&paseo_home(), rest)),
         ["agent", rest @ ..] => runtime.block_on(commands::agent(&paseo_home(), rest)),
         ["permission", rest @ ..] => runtime.block_on(commands::permission(&paseo_home(), rest)),

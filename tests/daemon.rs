@@ -238,3 +238,26 @@ fn a_failing_worktree_create_after_leaves_no_worktree() {
     assert_eq!(daemon.cli(&["workspace", "ls"]), json!([]));
     daemon.stop();
 }
+
+#[test]
+fn the_demo_shows_every_capability() {
+    let out = Command::new(env!("CARGO_BIN_EXE_paseo")).arg("demo").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    for expected in [
+        "git worktree add",
+        "agent.create.before → provider claude",
+        "\"mcpServers\":{\"company\":{\"type\":\"http\",\"url\":\"https://tools.example.com/mcp\"}}",
+        "\"COMPANY_ENV\":\"development\"",
+        "called tool append_workspace_note over MCP",
+        "tool  › shell failed: Recursive deletion is blocked.",
+        "permission perm-call-7 → allow",
+        "user  › Try again.   (sent by plugin lifecycle-actions)",
+        "agent › RETRY_OK",
+        "reopened with reason \"refresh\"",
+        "agent.session_open           env {\"PASEO_HOOK_CREATE_EXAMPLE\":\"[redacted]\"",
+        "workspace.archived           workspace workspace-1",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}
