@@ -197,14 +197,31 @@ fn init(dir: &Path, id: Option<&str>) -> Result<ExitCode, String> {
         ("paseo-plugin.json", format!("{{\n  \"id\": \"{id}\",\n  \"description\": \"Describe what {id} does.\",\n  \"requirements\": {{ \"paseo\": \">={}\" }}\n}}\n", paseo_plugin_runtime::PASEO_VERSION)),
         ("index.server.ts", INIT_ENTRY.to_string()),
         ("server/greeting.ts", "export function greeting(cwd: string): string {\n  return `hello from ${cwd}`;\n}\n".to_string()),
+        ("request.json", SAMPLE_OPEN_REQUEST.to_string()),
     ];
     for (name, text) in files {
         std::fs::write(dir.join(name), text).map_err(|e| e.to_string())?;
     }
     println!("Created plugin {id} in {}", dir.display());
-    println!("Try it: paseo hook run --plugin {} agent.open.before @request.json", dir.display());
+    println!("Try it: paseo hook run --plugin {0} agent.open.before @{0}/request.json", dir.display());
+    println!("Edit and retry: paseo plugin dev {}", dir.display());
     Ok(ExitCode::SUCCESS)
 }
+
+const SAMPLE_OPEN_REQUEST: &str = r#"{
+  "agentId": "agent-123",
+  "workspaceId": "workspace-456",
+  "provider": "codex",
+  "cwd": "/projects/shop",
+  "title": "Workspace notes",
+  "labels": {},
+  "tools": [],
+  "mcpServers": {},
+  "reason": "create",
+  "purpose": "interactive",
+  "env": {}
+}
+"#;
 
 const INIT_ENTRY: &str = r#"import type { PluginServerContext } from "@getpaseo/plugin/server";
 import { greeting } from "./server/greeting";

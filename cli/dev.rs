@@ -33,6 +33,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, SystemTime> {
 
 pub async fn run(dir: &Path, home: Option<&Path>) -> Result<ExitCode, String> {
     let dir = dir.canonicalize().map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
+    let temporary = home.is_none();
     let home = match home {
         Some(h) => h.to_path_buf(),
         None => std::env::temp_dir().join(format!("paseo-dev-{}", std::process::id())),
@@ -48,11 +49,7 @@ pub async fn run(dir: &Path, home: Option<&Path>) -> Result<ExitCode, String> {
     });
     let id = match daemon.plugin_install(&dir, None).await {
         Ok(v) => v["id"].as_str().unwrap_or_default().to_string(),
-        Err(e) => {
-            eprintln!("paseo dev: {e}");
-            crate::daemon::store::Store { home: home.clone() }.load_config().ok();
-            return Err(e);
-        }
+        Err(e) => return Err(e),
     };
     eprintln!("paseo dev: watching {} as plugin {id}; drive it with PASEO_HOME={} paseo …", dir.display(), home.display());
     tokio::spawn(control::serve(daemon.clone()));
@@ -72,5 +69,8 @@ pub async fn run(dir: &Path, home: Option<&Path>) -> Result<ExitCode, String> {
         }
     }
     daemon.shutdown().await;
+    if temporary {
+        let _ = std::fs::remove_dir_all(&home);
+    }
     Ok(ExitCode::SUCCESS)
 }
