@@ -221,3 +221,13 @@ async fn hook_run_command_prints_json_and_plugin_logs() {
         json!({ "ok": false, "error": "Plugin bad-return agent.open.before failed: invalid request: env.PORT: 8080 is not of type \"string\"" })
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stack_traces_point_at_the_typescript_source() {
+    let host = host();
+    load_all(&host, &["stack-trace"]).await;
+    let out = open(&host, open_request()).await.unwrap();
+    let file = fixture("stack-trace").join("index.server.ts");
+    // Line 5, column 9 of the .ts file: `throw new Error(...)` inside `explode`.
+    assert_eq!(out["env"]["FRAME"], format!("at explode (file://{}:5:9)", file.display()));
+}

@@ -216,3 +216,38 @@ async fn invalid_daemon_input_is_rejected_before_any_plugin_runs() {
         "invalid agent.open.before input: (root): \"env\" is a required property"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn agent_configuration_example_sets_codex_options_and_keeps_the_rest() {
+    let host = host();
+    host.load(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/agent-configuration")).await.unwrap();
+    let request = json!({ "config": {
+        "provider": "codex", "cwd": "/p", "systemPrompt": "Be brief.",
+        "providerOptions": { "sandbox_mode": "read-only", "approval_policy": "never", "web_search": "disabled" },
+        "mcpServers": { "existing": { "type": "stdio", "command": "tool" } },
+    } });
+    let out = host.run_hook("agent.create.before", request, &OpenContext::default()).await.unwrap();
+    assert_eq!(
+        out,
+        json!({ "config": {
+            "provider": "codex", "cwd": "/p", "systemPrompt": "Be brief.",
+            "providerOptions": { "sandbox_mode": "workspace-write", "approval_policy": "on-request", "web_search": "disabled" },
+            "mcpServers": { "existing": { "type": "stdio", "command": "tool" }, "company": { "type": "http", "url": "https://tools.example.com/mcp" } },
+        } })
+    );
+    let claude = json!({ "config": { "provider": "claude", "cwd": "/p" } });
+    assert_eq!(host.run_hook("agent.create.before", claude.clone(), &OpenContext::default()).await.unwrap(), claude);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn shutdown_lets_pending_notifications_finish() {
+    let host = std::sync::Arc::new(host());
+    load_all(&host, &["drain"]).await;
+    let event = json!({ "agent": agent(), "turnId": "t", "outcome": { "kind": "completed" }, "timeline": [] });
+    host.notify_json("agent.turn.after", event);
+    host.shutdown().await;
+    let logs = log_lines(&host, "drain");
+    let finished = logs.iter().position(|l| l == "slow notification finished").expect("the notification finished");
+    let stopping = logs.iter().position(|l| l == "[paseo] Stopping plugin").unwrap();
+    assert!(finished < stopping, "{logs:?}");
+}
