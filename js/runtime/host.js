@@ -297,4 +297,12 @@ function abort(id, reason) {
   invocations.delete(id);
 }
 
-Object.defineProperty(globalThis, Symbol.for("paseo.host"), { value: Object.freeze({ invoke, abort }) });
+/** Runs what the engine queued: invocations to start and signals to abort. */
+function pump() {
+  for (const command of ops.op_host_commands()) {
+    if (command.action === "invoke") invoke(command.id, command.kind, command.name);
+    else abort(command.id, command.name);
+  }
+}
+
+Object.defineProperty(globalThis, Symbol.for("paseo.host"), { value: Object.freeze({ pump }) });

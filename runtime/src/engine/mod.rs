@@ -224,7 +224,19 @@ pub(crate) struct Pending {
 }
 
 /// The state ops reach through `OpState`.
+/// What the JS side of the host must do next, taken by `op_host_commands` when the actor calls
+/// the host's `pump` function (one stored function, so no script is compiled per call).
+#[derive(serde::Serialize)]
+pub(crate) struct HostCommand {
+    pub id: u32,
+    /// `invoke` or `abort`.
+    pub action: &'static str,
+    pub kind: &'static str,
+    pub name: String,
+}
+
 pub(crate) struct ActorState {
+    pub commands: Vec<HostCommand>,
     pub shared: Arc<PluginShared>,
     pub inputs: HashMap<u32, String>,
     pub pending: HashMap<u32, Pending>,
@@ -240,6 +252,8 @@ struct Actor {
     next_id: u32,
     shared: Arc<PluginShared>,
     timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+    /// The host's `pump()`, which runs the queued `HostCommand`s.
+    pump: Option<deno_core::v8::Global<deno_core::v8::Function>>,
 }
 
 enum Exit {
@@ -310,6 +324,7 @@ impl Actor {
         }
         let state = js.op_state();
         state.borrow_mut().put(ActorState {
+            commands: Vec::new(),
             shared: shared.clone(),
             inputs: HashMap::new(),
             pending: HashMap::new(),
@@ -332,8 +347,10 @@ impl Actor {
             next_id: 0,
             shared,
             timer: Box::pin(tokio::time::sleep(Duration::from_secs(3600))),
+            pump: None,
         };
         actor.bootstrap().await?;
+        actor.pump = Some(actor.host_function("pump")?);
         Ok(actor)
     }
 
@@ -351,6 +368,20 @@ impl Actor {
         .await;
         self.watchdog.disarm();
         result.map_err(|e| format!("Plugin {} could not start its engine: {e}", self.shared.id))
+    }
+
+    /// A function of the JS host object, kept to be called without compiling anything.
+    fn host_function(&mut self, name: &str) -> Result<deno_core::v8::Global<deno_core::v8::Function>, String> {
+        use deno_core::v8;
+        let value = self
+            .js
+            .execute_script("paseo:host", format!("globalThis[Symbol.for('paseo.host')].{name}"))
+            .map_err(|e| format!("Plugin {} could not start its engine: {e}", self.shared.id))?;
+        let js = &mut self.js;
+        deno_core::scope!(scope, js);
+        let local = v8::Local::new(scope, value);
+        let function = v8::Local::<v8::Function>::try_from(local).map_err(|_| format!("host.{name} is not a function"))?;
+        Ok(v8::Global::new(scope, function))
     }
 
     async fn run(&mut self, rx: &mut mpsc::UnboundedReceiver<Message>) -> Exit {
@@ -460,19 +491,20 @@ impl Actor {
             }
             st.pending.insert(id, Pending { reply: call.reply, deadline, stop: kind == "stop", token: call.token });
         }
-        let script = format!(
-            "globalThis[Symbol.for('paseo.host')].invoke({id}, \"{kind}\", {})",
-            serde_json::to_string(&name).unwrap()
-        );
-        self.enter(script)
+        self.command(HostCommand { id, action: "invoke", kind, name })
     }
 
-    /// Runs a short host script inside the deadline of the earliest pending invocation.
-    fn enter(&mut self, script: String) -> Result<(), Exit> {
+    /// Queues a command for the JS host and runs it now, inside the deadline of the earliest
+    /// pending invocation.
+    fn command(&mut self, command: HostCommand) -> Result<(), Exit> {
+        self.state.borrow_mut().borrow_mut::<ActorState>().commands.push(command);
+        let pump = self.pump.clone().expect("host pump");
         self.watchdog.arm(self.entry_deadline());
-        let result = self.js.execute_script("paseo:host", script);
+        // `pump` runs synchronously inside `call`; what it starts settles through ops, so
+        // the returned future is not needed.
+        drop(self.js.call(&pump));
         let fired = self.watchdog.disarm();
-        self.after_entry(fired, Poll::Ready(result.err().map(|e| e.to_string())))
+        self.after_entry(fired, Poll::Ready(None))
     }
 
     /// Abandons the call with this token: its signal is aborted, its result dropped.
@@ -488,7 +520,7 @@ impl Actor {
             id
         };
         match id {
-            Some(id) => self.enter(format!("globalThis[Symbol.for('paseo.host')].abort({id}, \"The call was cancelled\")")),
+            Some(id) => self.command(HostCommand { id, action: "abort", kind: "", name: "The call was cancelled".into() }),
             None => Ok(()),
         }
     }
@@ -511,9 +543,7 @@ impl Actor {
         for (id, pending) in expired {
             stop_expired |= pending.stop;
             let _ = pending.reply.send(Err(CallError::TimedOut));
-            self.enter(format!(
-                "globalThis[Symbol.for('paseo.host')].abort({id}, \"The operation timed out\")"
-            ))?;
+            self.command(HostCommand { id, action: "abort", kind: "", name: "The operation timed out".into() })?;
         }
         if stop_expired {
             return Err(Exit::Closed);

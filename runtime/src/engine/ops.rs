@@ -55,6 +55,13 @@ fn op_host_input(state: &mut OpState, #[smi] id: u32) -> String {
     state.borrow_mut::<ActorState>().inputs.remove(&id).unwrap_or_else(|| "null".into())
 }
 
+/// The commands the actor queued for the JS host (see `HostCommand`).
+#[op2]
+#[serde]
+fn op_host_commands(state: &mut OpState) -> Vec<super::HostCommand> {
+    std::mem::take(&mut state.borrow_mut::<ActorState>().commands)
+}
+
 /// Completes invocation `id`. Late settlements (after a deadline) are dropped.
 #[op2(fast)]
 fn op_host_settle(state: &mut OpState, #[smi] id: u32, ok: bool, #[string] payload: &str) {
@@ -137,6 +144,7 @@ deno_core::extension!(
         op_hook_catalogue,
         op_host_plugin_info,
         op_host_input,
+        op_host_commands,
         op_host_settle,
         op_host_log,
         op_host_registrations,
