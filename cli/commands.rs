@@ -141,7 +141,11 @@ pub async fn plugin(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
             let dir = id.ok_or("plugin install needs a directory")?;
             eprintln!("Trusting plugin code: server code and preparation commands run unsandboxed on the daemon host; install only plugins you trust.");
             let path = std::fs::canonicalize(dir).unwrap_or_else(|_| PathBuf::from(dir));
-            let result = control::request(home, "plugin.install", json!({ "path": path, "id": a.value("--id") })).await;
+            let started = std::time::Instant::now();
+            let result = control::request_with_progress(home, "plugin.install", json!({ "path": path, "id": a.value("--id") }), |line| {
+                eprintln!("  {line}  ({:.1} s)", started.elapsed().as_secs_f64())
+            })
+            .await;
             done(result, json_out, |v| println!("Installed plugin {}", cell(&v["id"])))
         }
         Some(verb @ ("enable" | "disable" | "reload" | "remove")) => {

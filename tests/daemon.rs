@@ -261,3 +261,36 @@ fn the_demo_shows_every_capability() {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }
 }
+
+#[test]
+fn install_runs_build_commands_with_progress_and_rejects_failures() {
+    let work = tempfile::tempdir().unwrap();
+    let plugin = work.path().join("builds");
+    std::fs::create_dir_all(&plugin).unwrap();
+    std::fs::write(plugin.join("paseo-plugin.json"), r#"{ "id": "builds", "requirements": { "paseo": ">=0.14.0" }, "build": [["touch", "built.txt"], ["true"]] }"#).unwrap();
+    std::fs::write(plugin.join("index.server.ts"), "export default function () { return () => {}; }").unwrap();
+    let daemon = Daemon::start(&[]);
+    let (value, stderr) = daemon.cli_raw(&["plugin", "install", plugin.to_str().unwrap(), "--json"]);
+    assert_eq!(value.unwrap(), json!({ "id": "builds" }));
+    assert!(plugin.join("built.txt").exists());
+    assert!(stderr.contains("building builds [1/2]: touch built.txt"), "{stderr}");
+    assert!(stderr.contains("Trusting plugin code: server code and preparation commands run unsandboxed on the daemon host"), "{stderr}");
+
+    let broken = work.path().join("broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("paseo-plugin.json"), r#"{ "id": "broken", "requirements": { "paseo": ">=0.14.0" }, "build": [["false"]] }"#).unwrap();
+    std::fs::write(broken.join("index.server.ts"), "export default function () { return () => {}; }").unwrap();
+    let err = daemon.cli_err(&["plugin", "install", broken.to_str().unwrap()]);
+    assert!(err.starts_with("Build command false failed"), "{err}");
+    let old = work.path().join("old");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::write(old.join("paseo-plugin.json"), r#"{ "id": "old", "requirements": { "paseo": ">=0.99.0" } }"#).unwrap();
+    assert_eq!(
+        daemon.cli_err(&["plugin", "install", old.to_str().unwrap()]),
+        "Plugin \"old\" requires Paseo >=0.99.0. Your daemon is 0.14.0. Use a compatible plugin version or update the daemon."
+    );
+    let ids: Vec<Value> = daemon.cli(&["plugin", "ls"]).as_array().unwrap().iter().map(|r| r["id"].clone()).collect();
+    assert_eq!(ids, [json!("builds")]);
+    assert_eq!(daemon.cli_err(&["plugin", "remove", "nope"]), "Plugin is not configured: nope");
+    daemon.stop();
+}

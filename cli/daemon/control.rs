@@ -54,6 +54,11 @@ async fn connection(daemon: Arc<Daemon>, stream: UnixStream, stop: Arc<tokio::sy
             follow_logs(&daemon, &params, &mut write).await;
             return;
         }
+        if method == "plugin.install" {
+            // The answer ends the stream of progress lines, and the connection.
+            install_with_progress(&daemon, &params, &mut write).await;
+            return;
+        }
         let outcome = handle(&daemon, &method, params).await;
         let answer = match outcome {
             Ok(result) => json!({ "ok": true, "result": result }),
@@ -90,6 +95,49 @@ async fn follow_logs(daemon: &Arc<Daemon>, params: &Value, write: &mut tokio::ne
             return;
         }
     }
+}
+
+/// `plugin.install` streams `{"progress": "…"}` lines (build commands) before its answer.
+async fn install_with_progress(daemon: &Arc<Daemon>, params: &Value, write: &mut tokio::net::unix::OwnedWriteHalf) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let send = move |line: String| {
+        let _ = tx.send(line);
+    };
+    let path = params["path"].as_str().unwrap_or_default().to_string();
+    let id = params["id"].as_str().map(str::to_string);
+    let install = daemon.plugin_install_with(Path::new(&path), id.as_deref(), &send);
+    tokio::pin!(install);
+    let outcome = loop {
+        tokio::select! {
+            outcome = &mut install => break outcome,
+            Some(line) = rx.recv() => {
+                let _ = write.write_all(format!("{}\n", json!({ "progress": line })).as_bytes()).await;
+            }
+        }
+    };
+    while let Ok(line) = rx.try_recv() {
+        let _ = write.write_all(format!("{}\n", json!({ "progress": line })).as_bytes()).await;
+    }
+    let answer = match outcome {
+        Ok(result) => json!({ "ok": true, "result": result }),
+        Err(error) => json!({ "ok": false, "error": error }),
+    };
+    let _ = write.write_all(format!("{answer}\n").as_bytes()).await;
+}
+
+/// A request whose answer may be preceded by `{"progress": …}` lines, shown through `each`.
+pub async fn request_with_progress(home: &Path, method: &str, params: Value, each: impl Fn(&str)) -> Result<Value, String> {
+    let mut result = Err("The daemon closed the connection".to_string());
+    stream(home, method, params, |line| {
+        if let Some(p) = line["progress"].as_str() {
+            each(p);
+        } else if line["ok"] == true {
+            result = Ok(line["result"].clone());
+        }
+        Ok(())
+    })
+    .await?;
+    result
 }
 
 fn str_param<'v>(params: &'v Value, key: &str) -> Result<&'v str, String> {

@@ -169,6 +169,13 @@ impl Daemon {
     }
 
     pub async fn plugin_install(&self, dir: &Path, id: Option<&str>) -> Result<Value, String> {
+        self.plugin_install_with(dir, id, &|_| {}).await
+    }
+
+    /// Installs a directory plugin: checks its manifest and requirements, runs its `build`
+    /// commands (without a shell, in the plugin directory, reporting progress), and starts it;
+    /// it must reach `running`.
+    pub async fn plugin_install_with(&self, dir: &Path, id: Option<&str>, progress: &(dyn Fn(String) + Sync)) -> Result<Value, String> {
         let dir = dir.canonicalize().map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
         let manifest = paseo_plugin_runtime::host::manifest::Manifest::read(&dir)?;
         let id = id.map(str::to_string).unwrap_or(manifest.id.clone());
@@ -176,6 +183,17 @@ impl Daemon {
             return Err(format!("Plugin ID \"{id}\" is already configured; choose another ID with --id"));
         }
         manifest.check_requirements(&id, Some(paseo_plugin_runtime::PASEO_VERSION))?;
+        let total = manifest.build.len();
+        for (i, argv) in manifest.build.iter().enumerate() {
+            let started = std::time::Instant::now();
+            progress(format!("building {id} [{}/{total}]: {}", i + 1, argv.join(" ")));
+            let out = tokio::process::Command::new(&argv[0]).args(&argv[1..]).current_dir(&dir).output().await.map_err(|e| format!("Build command {} failed to start: {e}", argv.join(" ")))?;
+            if !out.status.success() {
+                return Err(format!("Build command {} failed ({}): {}", argv.join(" "), out.status, String::from_utf8_lossy(&out.stderr).trim()));
+            }
+            progress(format!("building {id} [{}/{total}]: done in {:.1} s", i + 1, started.elapsed().as_secs_f64()));
+        }
+        progress(format!("starting {id}"));
         if self.plugins_enabled() {
             if let Err(e) = self.host.load_with(&dir, Some(&id), None).await {
                 let _ = self.host.remove(&id).await;
