@@ -1,2 +1,9 @@
-// node:assert/strict: not implemented yet.
-throw new Error("node:assert/strict is not supported by the Paseo plugin host yet");
+// node:assert/strict: node:assert in strict mode (equal is strictEqual, deepEqual is deepStrictEqual, …).
+import { strict } from "node:assert";
+
+export const {
+  AssertionError, CallTracker, ok, fail, equal, notEqual, deepEqual, notDeepEqual, deepStrictEqual, notDeepStrictEqual,
+  strictEqual, notStrictEqual, throws, rejects, doesNotThrow, doesNotReject, ifError, match, doesNotMatch,
+} = strict;
+export { strict };
+export default strict;

@@ -1,8 +1,12 @@
 // `process` (global and `node:process`): the daemon's environment as the plugin inherits it.
 import { core, ops, unsupported } from "paseo:internal/core";
 import { EventEmitter } from "node:events";
+// Every builtin, for synchronous lookups (the engine cannot import a module with imports
+// synchronously).
+import { builtin } from "paseo:internal/builtins";
 
 const info = ops.op_process_info();
+
 
 function hrtime(previous) {
   const ns = BigInt(Math.round(ops.op_timer_now() * 1e6));
@@ -47,13 +51,10 @@ Object.assign(process, {
   kill: unsupported("process.kill"),
   getBuiltinModule(id) {
     const name = String(id).replace(/^node:/, "");
-    try {
-      const ns = core.ops.op_import_sync(`node:${name}`);
-      return "default" in ns ? ns.default : ns;
-    } catch (e) {
-      if (/not supported/.test(e.message)) throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not supported by the Paseo plugin host yet`);
-      return undefined;
-    }
+    const face = builtin(name);
+    if (face !== undefined) return face;
+    if (core.ops.op_node_is_builtin(name)) throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not supported by the Paseo plugin host yet`);
+    return undefined;
   },
   stdout: { write: (s) => { console.log(String(s).replace(/\n$/, "")); return true; }, isTTY: false },
   stderr: { write: (s) => { console.error(String(s).replace(/\n$/, "")); return true; }, isTTY: false },

@@ -1,2 +1,5 @@
-// node:stream/promises: not implemented yet.
-throw new Error("node:stream/promises is not supported by the Paseo plugin host yet");
+// node:stream/promises: pipeline and finished returning promises (they live in node:stream).
+import { promises } from "node:stream";
+
+export const { pipeline, finished } = promises;
+export default promises;

@@ -1,6 +1,7 @@
 // CommonJS: `require` for CommonJS files in a plugin's node_modules (and `createRequire`).
 // Builtins, host modules and ES modules are required through the engine's synchronous import.
-import { core, ops } from "paseo:internal/core";
+import { ops } from "paseo:internal/core";
+import { builtin } from "paseo:internal/builtins";
 
 const cache = new Map();
 
@@ -12,11 +13,16 @@ function dirname(path) {
 export function makeRequire(filename) {
   function require(specifier) {
     const resolved = ops.op_cjs_resolve(String(specifier), filename);
-    if (resolved.kind === "commonjs") return requireFile(resolved.path);
-    if (resolved.kind === "json") return requireFile(resolved.path);
-    const ns = ops.op_import_sync(resolved.url);
-    // A builtin's CommonJS face is its default export; an ES module's is its namespace.
-    return resolved.kind === "builtin" && "default" in ns ? ns.default : ns;
+    if (resolved.kind === "commonjs" || resolved.kind === "json") return requireFile(resolved.path);
+    if (resolved.kind === "builtin") {
+      const face = builtin(resolved.url);
+      if (face !== undefined) return face;
+      throw new Error(`Node built-in module ${resolved.url} is not supported by the Paseo plugin host yet`);
+    }
+    // As in Node 20 without --experimental-require-module.
+    const err = new Error(`require() of ES Module ${resolved.path ?? resolved.url} from ${filename} is not supported. Use import instead.`);
+    err.code = "ERR_REQUIRE_ESM";
+    throw err;
   }
   require.resolve = (specifier) => {
     const r = ops.op_cjs_resolve(String(specifier), filename);

@@ -17,6 +17,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("paseo:internal/console", js!("runtime/console.js")),
     ("paseo:internal/timers", js!("runtime/timers.js")),
     ("paseo:internal/cjs", js!("runtime/cjs.js")),
+    ("paseo:internal/builtins", js!("runtime/builtins.js")),
     ("paseo:internal/tools", js!("runtime/tools.js")),
     ("paseo:internal/paseo", js!("runtime/paseo.js")),
     ("paseo:internal/settings", js!("runtime/settings.js")),

@@ -48,7 +48,7 @@ const CLIENT_ONLY_SDK: &[&str] = &[
 /// as Paseo's bundler stubs them.
 const CLIENT_STUBS: &[&str] = &["react", "react-native", "@tanstack/react-query", "react/jsx-runtime"];
 
-fn is_node_builtin(name: &str) -> bool {
+pub fn is_node_builtin(name: &str) -> bool {
     NODE_BUILTINS.contains(&name) || NODE_UNSUPPORTED.contains(&name)
 }
 

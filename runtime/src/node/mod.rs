@@ -210,6 +210,19 @@ fn op_url_set(#[string] href: &str, #[string] field: &str, #[string] value: &str
     ok.then(|| url_parts(&url))
 }
 
+/// The `node:` builtins this host implements (for `module.builtinModules`).
+#[op2]
+#[serde]
+fn op_node_builtins() -> Vec<&'static str> {
+    crate::engine::modules::NODE_BUILTINS.to_vec()
+}
+
+/// Whether `name` is a Node builtin at all (implemented here or not).
+#[op2(fast)]
+fn op_node_is_builtin(#[string] name: &str) -> bool {
+    crate::engine::modules::is_node_builtin(name)
+}
+
 #[op2(fast)]
 fn op_crypto_fill_random(#[buffer] out: &mut [u8]) -> Result<(), JsErrorBox> {
     getrandom::fill(out).map_err(|e| JsErrorBox::generic(format!("Cannot read random bytes: {e}")))
@@ -225,6 +238,8 @@ deno_core::extension!(
         op_url_parse,
         op_url_set,
         op_crypto_fill_random,
+        op_node_builtins,
+        op_node_is_builtin,
         fs::op_fs_read,
         fs::op_fs_write,
         fs::op_fs_stat,
