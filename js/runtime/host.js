@@ -154,8 +154,11 @@ function detach(value) {
   return structuredClone(value);
 }
 
-// The wire form sent to Rust: tool definitions become their metadata.
-const toWire = (value) => JSON.stringify(value, (_key, v) => (v !== null && typeof v === "object" && v[TOOL] ? v[TOOL].metadata : v));
+// The wire form sent to Rust: tool definitions become their metadata. Only `request.tools` can
+// hold them, so everything else takes the plain (much faster) stringify.
+const toolReplacer = (_key, v) => (v !== null && typeof v === "object" && v[TOOL] ? v[TOOL].metadata : v);
+const toWire = (value) =>
+  Array.isArray(value?.tools) && value.tools.some((t) => t?.[TOOL]) ? JSON.stringify(value, toolReplacer) : JSON.stringify(value);
 
 function checkResult(hook, previous, result) {
   const checked = JSON.parse(ops.op_hook_check(hook.name, toWire(previous), toWire(result)));

@@ -316,10 +316,15 @@ impl Actor {
             let flag = heap_exceeded.clone();
             let handle = handle.clone();
             js.add_near_heap_limit_callback(move |current, _initial| {
-                flag.store(true, Ordering::SeqCst);
+                // Room to unwind the terminated script is granted once; a script still
+                // allocating afterwards (native loops check termination late) gets no more.
+                let first = !flag.swap(true, Ordering::SeqCst);
                 handle.terminate_execution();
-                // Just enough room to unwind the terminated script.
-                current + current / 8
+                if first {
+                    current + current / 8
+                } else {
+                    current
+                }
             });
         }
         let state = js.op_state();

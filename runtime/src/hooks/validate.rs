@@ -102,35 +102,40 @@ pub fn check_worktree_path(path: &Path, repo_root: &Path) -> Result<(), &'static
     Ok(())
 }
 
-/// Canonicalises the longest existing ancestor (resolving symlinks) and appends the rest,
-/// normalised lexically.
+/// Where the OS would put `path`: components are resolved one at a time, following symlinks
+/// (dangling ones too, by their target) before `..` applies, as the kernel does.
 fn resolve_parents(path: &Path) -> PathBuf {
-    let mut normal = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                normal.pop();
+    use std::collections::VecDeque;
+    let mut pending: VecDeque<std::ffi::OsString> = path.components().map(|c| c.as_os_str().to_owned()).collect();
+    let mut resolved = PathBuf::from("/");
+    let mut links_followed = 0;
+    while let Some(part) = pending.pop_front() {
+        match Path::new(&part).components().next() {
+            Some(Component::RootDir) | Some(Component::Prefix(_)) => resolved = PathBuf::from("/"),
+            Some(Component::CurDir) | None => {}
+            Some(Component::ParentDir) => {
+                resolved.pop();
             }
-            Component::CurDir => {}
-            other => normal.push(other),
+            Some(Component::Normal(name)) => {
+                let candidate = resolved.join(name);
+                match std::fs::read_link(&candidate) {
+                    // A symlink loop: nothing can be created beneath it; it stands for itself.
+                    Ok(_) if links_followed >= 40 => return candidate,
+                    Ok(target) => {
+                        links_followed += 1;
+                        if target.is_absolute() {
+                            resolved = PathBuf::from("/");
+                        }
+                        for c in target.components().rev() {
+                            pending.push_front(c.as_os_str().to_owned());
+                        }
+                    }
+                    _ => resolved = candidate,
+                }
+            }
         }
     }
-    let mut existing = normal.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(real) = existing.canonicalize() {
-            let mut out = real;
-            out.extend(rest.iter().rev());
-            return out;
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_owned());
-                existing = parent;
-            }
-            _ => return normal,
-        }
-    }
+    resolved
 }
 
 fn schema_errors(hook: &HookSpec, value: &Value) -> Result<(), String> {

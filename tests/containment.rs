@@ -1,0 +1,425 @@
+//! Containment, proven through the public API: a runaway handler, a heap bomb, a plugin stopped
+//! or dying with calls pending, and reloads under a steady load of notifications and waiting
+//! hooks. Fixtures: tests/fixtures/containment-*.
+mod common;
+
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+use paseo_plugin_runtime::{HostOptions, Limits, OpenContext, PluginHost, PluginStatus};
+use serde_json::{json, Value};
+
+const MIB: usize = 1024 * 1024;
+
+fn limits(hook_ms: u64) -> Limits {
+    Limits { hook_timeout: Duration::from_millis(hook_ms), ..Limits::default() }
+}
+
+fn host_with(limits: Limits) -> PluginHost {
+    PluginHost::new(HostOptions { limits, ..HostOptions::default() })
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+}
+
+/// `agent.create.before`, the hook of the bystander plugin `containment-other`.
+async fn create(host: &PluginHost) -> Result<Value, String> {
+    let request = json!({ "config": { "provider": "codex", "cwd": "/projects/shop" }, "initialPrompt": "hi" });
+    host.run_hook("agent.create.before", request, &OpenContext::default()).await.map_err(|e| e.to_string())
+}
+
+fn open_with(labels: Value, env: Value) -> Value {
+    let mut request = open_request();
+    request["labels"] = labels;
+    request["env"] = env;
+    request
+}
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Cargo runs the tests of this file as threads of one process. The tests that measure latency,
+/// peak memory or threads run themselves again alone in a child process (one such child at a
+/// time), so that what they measure is their own. Returns true in the child, which does the work.
+fn alone(test: &str) -> bool {
+    if std::env::var("CONTAINMENT_CHILD").as_deref() == Ok(test) {
+        return true;
+    }
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--include-ignored", "--nocapture", "--test-threads=1"])
+        .env("CONTAINMENT_CHILD", test)
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    print!("{text}");
+    assert!(out.status.success(), "{test} failed in its own process:\n{text}");
+    assert!(text.contains("1 passed"), "{test} did not run in its own process:\n{text}");
+    false
+}
+
+#[test]
+fn runaway_loop_is_stopped_near_its_deadline_and_neighbours_keep_answering() {
+    if !alone("runaway_loop_is_stopped_near_its_deadline_and_neighbours_keep_answering") {
+        return;
+    }
+    const DEADLINE: Duration = Duration::from_millis(200);
+    // The target is "deadline + 10 ms"; `paseo bench` measures that. Asserted here is
+    // what a loaded 2-core CI machine running a debug build reliably meets.
+    const TOLERANCE: Duration = Duration::from_millis(250);
+    runtime().block_on(async {
+        let host = Arc::new(host_with(limits(DEADLINE.as_millis() as u64)));
+        load_all(&host, &["containment-loop", "containment-other"]).await;
+        assert_eq!(open(&host, open_request()).await.unwrap()["env"]["CALLS"], "1");
+        assert_eq!(create(&host).await.unwrap()["config"]["title"], "other 1");
+        for round in 1..=3 {
+            let looping = {
+                let host = host.clone();
+                tokio::spawn(async move {
+                    let started = Instant::now();
+                    let result = open(&host, open_with(json!({ "mode": "loop" }), json!({}))).await;
+                    (result, started.elapsed(), Instant::now())
+                })
+            };
+            // The other plugin's hook, while the first one spins (runs on another thread).
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            let started = Instant::now();
+            let other = create(&host).await.unwrap();
+            let (other_latency, other_done) = (started.elapsed(), Instant::now());
+            let (result, stopped_after, loop_done) = looping.await.unwrap();
+
+            assert_eq!(
+                result.unwrap_err(),
+                "Plugin containment-loop agent.open.before failed: Plugin RPC timed out: containment-loop.hook"
+            );
+            assert!(stopped_after >= DEADLINE, "stopped before its deadline: {stopped_after:?}");
+            assert!(stopped_after < DEADLINE + TOLERANCE, "stopped only after {stopped_after:?}");
+            assert_eq!(other["config"]["title"], format!("other {}", round + 1));
+            assert!(other_done < loop_done && other_latency < DEADLINE / 2, "bystander took {other_latency:?}");
+            // The same isolate answers the next call.
+            assert_eq!(open(&host, open_request()).await.unwrap()["env"]["CALLS"], (2 * round + 1).to_string());
+            println!("round {round}: loop stopped after {stopped_after:?}; bystander answered in {other_latency:?}");
+        }
+        assert_eq!(host.plugin("containment-loop").unwrap().status, PluginStatus::Running);
+        assert!(log_lines(&host, "containment-loop")
+            .contains(&"[paseo] Plugin code ran past its deadline and was terminated".to_string()));
+        host.shutdown().await;
+    });
+}
+
+/// A field of /proc/self/status, in KiB.
+fn status_kib(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with(&format!("{field}:"))).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// Runs one heap bomb (`kind`: the fixture's `labels.kind`) in a plugin capped at 32 MiB, next to
+/// two plugins with the default cap, and returns how much the process's resident peak grew.
+///
+/// Peak memory is observed from outside: the caller runs alone in its process, so the growth of
+/// the resident high-water mark (VmHWM) over the resident size just before the bomb bounds what
+/// the bomb made resident, allocator slack included. Runs give the same figure within 1 MiB.
+fn heap_bomb(kind: &str) -> usize {
+    const REASON: &str = "Plugin containment-heap exceeded its heap limit of 32 MiB and was stopped";
+    runtime().block_on(async {
+        // The cap is per plugin: only the bomb gets 32 MiB, the others keep the 128 MiB default.
+        let host = host_with(limits(10_000));
+        load_all(&host, &["containment-echo", "containment-other"]).await;
+        let heap_limits = Limits { heap_bytes: 32 * MIB, ..limits(10_000) };
+        host.load_with(&fixture("containment-heap"), None, Some(heap_limits)).await.unwrap();
+
+        let rss_before = status_kib("VmRSS");
+        let err = open(&host, open_with(json!({ "kind": kind }), json!({ "MARKER": "m" }))).await.unwrap_err();
+        let growth = (status_kib("VmHWM").saturating_sub(rss_before) * 1024) as usize;
+        println!("heap bomb ({kind}): resident peak grew by {} KiB; cap {} KiB", growth / 1024, 32 * 1024);
+        assert_eq!(err, format!("Plugin containment-heap agent.open.before failed: {REASON}"));
+
+        let info = host.plugin("containment-heap").unwrap();
+        assert_eq!((info.status, info.error.as_deref()), (PluginStatus::Failed, Some(REASON)));
+        assert!(log_lines(&host, "containment-heap").contains(&format!("[paseo] {REASON}")));
+        // The process carries on; the failed plugin is skipped and the others answer.
+        let out = open(&host, open_with(json!({}), json!({ "MARKER": "after" }))).await.unwrap();
+        assert_eq!(out["env"]["RESULT"], "after");
+        assert_eq!(create(&host).await.unwrap()["config"]["title"], "other 1");
+        for id in ["containment-echo", "containment-other"] {
+            assert_eq!(host.plugin(id).unwrap().status, PluginStatus::Running);
+        }
+        host.shutdown().await;
+        growth
+    })
+}
+
+#[test]
+fn heap_bomb_is_capped_per_plugin_marked_failed_and_harms_no_one() {
+    if !alone("heap_bomb_is_capped_per_plugin_marked_failed_and_harms_no_one") {
+        return;
+    }
+    let growth = heap_bomb("objects");
+    assert!(growth <= 32 * MIB * 5 / 4, "resident peak grew by {} KiB, past 1.25 x the 32 MiB cap", growth / 1024);
+}
+
+// Measured here (resident growth; runs agree within 1 MiB): a bomb of `new Array(10000).fill(…)`
+// grows about 80 MiB under a 16, 32 or 64 MiB cap and about 400 MiB under a 96 MiB cap, running
+// ~300 ms past the cap before it is stopped; bombs of objects, strings, holes, typed arrays or
+// arrays filled by a JS loop stop within 1.1 x their cap in tens of ms. So allocations go on
+// succeeding past the cap while the requested termination waits inside the native `fill`. Where
+// to look: the near-heap-limit callback in runtime/src/engine/mod.rs (`Actor::new`) returns
+// `current + current / 8` each time it is called, and QuickJS calls it on every allocation past
+// the limit, so the limit can keep rising until termination lands; raising it only once (later
+// calls return `current`) should bound it. If not, the rest is in v8x's QuickJS interrupt polling.
+#[test]
+fn heap_bomb_of_natively_filled_arrays_stays_within_a_quarter_over_the_cap() {
+    if !alone("heap_bomb_of_natively_filled_arrays_stays_within_a_quarter_over_the_cap") {
+        return;
+    }
+    let growth = heap_bomb("arrays");
+    assert!(growth <= 32 * MIB * 5 / 4, "resident peak grew by {} KiB, past 1.25 x the 32 MiB cap", growth / 1024);
+}
+
+const STOPPED: &str = "Plugin containment-echo agent.open.before failed: Plugin stopped: containment-echo";
+
+/// Starts three calls that stay pending inside the plugin (a one-minute handler), then stops it
+/// the way `how` says; every call must fail promptly with `Plugin stopped: <id>`.
+async fn pending_calls_fail_when(how: &str) -> Arc<PluginHost> {
+    let host = Arc::new(host_with(limits(30_000)));
+    load_all(&host, &["containment-echo"]).await;
+    let calls: Vec<_> = (0..3)
+        .map(|n| {
+            let host = host.clone();
+            tokio::spawn(async move { open(&host, open_with(json!({ "mode": "slow" }), json!({ "MARKER": n.to_string() }))).await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let started = Instant::now();
+    match how {
+        "stop" => host.stop("containment-echo").await.unwrap(),
+        "reload" => host.reload("containment-echo").await.unwrap(),
+        _ => host.shutdown().await,
+    }
+    for call in calls {
+        let outcome = tokio::time::timeout(Duration::from_secs(5), call).await;
+        let outcome = outcome.unwrap_or_else(|_| panic!("a call pending across {how} hung")).unwrap();
+        assert_eq!(outcome.unwrap_err(), STOPPED, "after {how}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(3), "{how} took {:?}", started.elapsed());
+    assert!(log_lines(&host, "containment-echo").contains(&"cleanup ran".to_string()), "after {how}");
+    host
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_pending_when_a_plugin_is_stopped_reloaded_or_shut_down_fail_instead_of_hanging() {
+    let host = pending_calls_fail_when("stop").await;
+    assert_eq!(host.plugin("containment-echo").unwrap().status, PluginStatus::Disabled);
+
+    let host = pending_calls_fail_when("reload").await;
+    let out = open(&host, open_with(json!({}), json!({ "MARKER": "fresh" }))).await.unwrap();
+    assert_eq!((&out["env"]["RESULT"], &out["env"]["OPENS"]), (&json!("fresh"), &json!("1")));
+    host.shutdown().await;
+
+    pending_calls_fail_when("shutdown").await;
+}
+
+// A panic on the plugin's thread has no trigger reachable through the public API (the engine
+// catches it and records `Plugin <id> crashed: <panic>`); the isolate dying under the heap cap
+// with calls pending inside it is the case tested here.
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_pending_in_a_plugin_whose_isolate_dies_fail_with_the_reason() {
+    const REASON: &str = "Plugin containment-heap exceeded its heap limit of 32 MiB and was stopped";
+    let host = Arc::new(host_with(Limits { heap_bytes: 32 * MIB, ..limits(30_000) }));
+    load_all(&host, &["containment-heap", "containment-other"]).await;
+    // All three wait 200 ms inside the plugin; the first to wake bombs, the other two are pending.
+    let calls: Vec<_> = (0..3)
+        .map(|_| {
+            let host = host.clone();
+            tokio::spawn(async move { open(&host, open_with(json!({ "delay": "200", "kind": "objects" }), json!({}))).await })
+        })
+        .collect();
+    for call in calls {
+        let outcome = tokio::time::timeout(Duration::from_secs(20), call).await.expect("a pending call hung").unwrap();
+        assert_eq!(outcome.unwrap_err(), format!("Plugin containment-heap agent.open.before failed: {REASON}"));
+    }
+    let info = host.plugin("containment-heap").unwrap();
+    assert_eq!((info.status, info.error.as_deref()), (PluginStatus::Failed, Some(REASON)));
+    // The dead plugin is skipped from now on; its neighbour never noticed.
+    assert_eq!(open(&host, open_request()).await.unwrap(), open_request());
+    assert_eq!(create(&host).await.unwrap()["config"]["title"], "other 1");
+    host.shutdown().await;
+}
+
+/// Names of this process's threads (as /proc shows them: at most 15 bytes).
+fn threads() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .map(|n| n.trim_end().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Waits up to 5 s for `done` (threads that were told to end leave /proc a moment later).
+fn settle(done: impl Fn() -> bool) -> bool {
+    let until = Instant::now() + Duration::from_secs(5);
+    while !done() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    done()
+}
+
+// "plugin:reloader" is also what /proc shows for its watchdog ("plugin:reloader:watchdog").
+const RELOADER_THREAD: &str = "plugin:reloader";
+
+fn reloader_threads() -> usize {
+    threads().iter().filter(|n| *n == RELOADER_THREAD).count()
+}
+
+#[derive(Debug, Default)]
+struct Tally {
+    /// The plugin answered with this call's own marker.
+    echoed: u32,
+    /// The plugin was between isolates: the chain ran without it and returned the request as given.
+    skipped: u32,
+    /// The call reached an isolate that stopped before answering.
+    stopped: u32,
+}
+
+#[test]
+fn reload_under_load_loses_nothing_misroutes_nothing_and_leaks_no_threads() {
+    if !alone("reload_under_load_loses_nothing_misroutes_nothing_and_leaks_no_threads") {
+        return;
+    }
+    // Warm up first (a plugin loaded and stopped on a runtime since dropped), so that threads the
+    // engine creates once per process are not counted as leaks; then count with no runtime alive.
+    let warm_up = runtime();
+    warm_up.block_on(async {
+        let host = host_with(Limits::default());
+        host.load_with(&fixture("containment-echo"), Some("reloader"), None).await.unwrap();
+        host.shutdown().await;
+    });
+    warm_up.shutdown_timeout(Duration::from_secs(5));
+    assert!(settle(|| reloader_threads() == 0));
+    let before = threads();
+
+    let rt = runtime();
+    rt.block_on(async {
+        tokio::time::timeout(Duration::from_secs(60), reload_storm()).await.expect("deadlock: the storm did not finish in 60 s")
+    });
+    // Joins the runtime's workers and its blocking pool (where stopped isolates are joined).
+    rt.shutdown_timeout(Duration::from_secs(5));
+    assert!(settle(|| threads() == before), "threads before: {before:?}\nthreads after: {:?}", threads());
+    println!("threads: {} before the runtime started, the same after it stopped", before.len());
+}
+
+async fn reload_storm() {
+    // Every log line, past the 500-entry tail.
+    let log: Arc<Mutex<Vec<String>>> = Arc::default();
+    let listener = {
+        let log = log.clone();
+        Arc::new(move |_: &str, entry: &paseo_plugin_runtime::LogEntry| log.lock().unwrap().push(entry.message.clone()))
+    };
+    let host = Arc::new(PluginHost::new(HostOptions { limits: limits(5_000), log_listener: Some(listener), ..HostOptions::default() }));
+    host.load_with(&fixture("containment-echo"), Some("reloader"), None).await.unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+
+    // About 1,000 notifications a second, paced against the clock; the turn ID numbers them.
+    let notifier = {
+        let (host, stop) = (host.clone(), stop.clone());
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let mut sent = 0u64;
+            let mut tick = tokio::time::interval(Duration::from_millis(5));
+            while !stop.load(Ordering::SeqCst) {
+                tick.tick().await;
+                let due = started.elapsed().as_millis() as u64;
+                while sent < due {
+                    let event = json!({ "agent": agent(), "turnId": sent.to_string(), "outcome": { "kind": "completed" }, "timeline": [] });
+                    host.notify_json("agent.turn.after", event);
+                    sent += 1;
+                }
+            }
+            (sent, started.elapsed())
+        })
+    };
+    // Waiting hooks from four callers, each request marked; answers overtake each other (DELAY).
+    let callers: Vec<_> = (0..4)
+        .map(|caller| {
+            let (host, stop) = (host.clone(), stop.clone());
+            tokio::spawn(async move {
+                let mut tally = Tally::default();
+                let mut n = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    n += 1;
+                    let marker = format!("caller{caller}-{n}");
+                    let request = open_with(json!({}), json!({ "MARKER": marker, "DELAY": (n % 3).to_string() }));
+                    match open(&host, request).await {
+                        Ok(out) => {
+                            assert_eq!(out["env"]["MARKER"], marker, "misrouted: {out}");
+                            if let Some(result) = out["env"].get("RESULT") {
+                                assert_eq!(result, &json!(marker), "misrouted: {out}");
+                                tally.echoed += 1;
+                                continue;
+                            }
+                            tally.skipped += 1;
+                        }
+                        Err(e) => {
+                            assert_eq!(e, "Plugin reloader agent.open.before failed: Plugin stopped: reloader");
+                            tally.stopped += 1;
+                        }
+                    }
+                    // Without the plugin the chain returns at once; don't spin on it.
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+                tally
+            })
+        })
+        .collect();
+
+    for _ in 0..10 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        host.reload("reloader").await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stop.store(true, Ordering::SeqCst);
+    let (sent, took) = notifier.await.unwrap();
+    let mut total = Tally::default();
+    for caller in callers {
+        let t = caller.await.unwrap();
+        (total.echoed, total.skipped, total.stopped) = (total.echoed + t.echoed, total.skipped + t.skipped, total.stopped + t.stopped);
+    }
+    let rate = sent as f64 / took.as_secs_f64();
+    println!("reload storm: {sent} notifications in {took:?} ({rate:.0}/s); waiting hooks: {total:?}");
+    assert!(rate > 900.0, "only {rate:.0} notifications a second");
+    assert!(total.echoed > 100, "{total:?}");
+
+    // Ten reloads left one isolate: its actor thread and its watchdog.
+    assert!(settle(|| reloader_threads() == 2), "plugin threads: {:?}", threads());
+    let out = open(&host, open_with(json!({}), json!({ "MARKER": "last" }))).await.unwrap();
+    assert_eq!(out["env"]["RESULT"], "last");
+    assert_eq!(host.plugin("reloader").unwrap().status, PluginStatus::Running);
+
+    // Shutdown drains the notifications still queued. Each isolate saw them in emission order;
+    // the only failures are notifications that reached an isolate as it stopped.
+    host.shutdown().await;
+    let mut lines: BTreeMap<String, usize> = BTreeMap::new();
+    for line in log.lock().unwrap().drain(..) {
+        *lines.entry(line).or_default() += 1;
+    }
+    lines.remove("Lifecycle hook agent.turn.after failed: Plugin stopped: reloader");
+    let expected: BTreeMap<String, usize> = [
+        ("[paseo] Loading plugin", 11),
+        ("[paseo] Plugin ready", 11),
+        ("[paseo] Stopping plugin", 11),
+        ("cleanup ran", 11),
+        ("[paseo] Plugin stopped", 11),
+    ]
+    .into_iter()
+    .map(|(l, n)| (l.to_string(), n))
+    .collect();
+    assert_eq!(lines, expected);
+    assert!(settle(|| reloader_threads() == 0), "plugin threads after shutdown: {:?}", threads());
+}
