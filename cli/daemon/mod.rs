@@ -693,10 +693,7 @@ impl PaseoDaemon for Sdk {
             let id = arg(&args, "agentId")?;
             d.agent_record(id).map_err(sdk_err)?;
             let items = d.state.lock().unwrap().timelines.get(id).cloned().unwrap_or_default();
-            let limit = args["options"]["limit"].as_u64().map(|l| l as usize).unwrap_or(items.len());
-            let start = items.len().saturating_sub(limit);
-            let entries: Vec<Value> = items[start..].iter().enumerate().map(|(i, item)| json!({ "seq": start + i + 1, "item": item })).collect();
-            Ok(json!({ "entries": entries, "epoch": "daemon", "hasOlder": start > 0 }))
+            Ok(paseo_plugin_runtime::sdk::timeline_page(&items, &args["options"], "daemon"))
         })
     }
     fn agents_timeline_append<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
@@ -704,25 +701,7 @@ impl PaseoDaemon for Sdk {
             let d = self.daemon()?;
             let id = arg(&args, "agentId")?.to_string();
             d.agent_record(&id).map_err(sdk_err)?;
-            let mut item = args["item"].clone();
-            if item["type"] != "plugin" || item["data"].to_string().len() > 64 * 1024 {
-                return Err(SdkError::Daemon("Plugin timeline items need type \"plugin\" and at most 64 KiB of data".into()));
-            }
-            item["pluginId"] = json!(caller.plugin_id);
-            let seq = {
-                let mut state = d.state.lock().unwrap();
-                let timeline = state.timelines.entry(id).or_default();
-                match timeline.iter().position(|i| i["type"] == "plugin" && i["pluginId"] == item["pluginId"] && i["id"] == item["id"]) {
-                    Some(pos) => {
-                        timeline[pos] = item;
-                        pos + 1
-                    }
-                    None => {
-                        timeline.push(item);
-                        timeline.len()
-                    }
-                }
-            };
+            let seq = paseo_plugin_runtime::sdk::append_plugin_row(d.state.lock().unwrap().timelines.entry(id).or_default(), caller, args["item"].clone())?;
             d.save();
             Ok(json!({ "seq": seq, "epoch": "daemon" }))
         })

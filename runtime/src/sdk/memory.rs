@@ -157,41 +157,15 @@ impl PaseoDaemon for MemoryDaemon {
         self.run(caller, "agents.timeline.fetch", args, |s, a| {
             agent_of(s, a)?;
             let items = s.timelines.get(arg(a, "agentId")?).cloned().unwrap_or_default();
-            let limit = a["options"]["limit"].as_u64().map(|l| l as usize).unwrap_or(items.len());
-            let start = items.len().saturating_sub(limit);
-            let entries: Vec<Value> = items[start..]
-                .iter()
-                .enumerate()
-                .map(|(i, item)| json!({ "seq": start + i + 1, "item": item }))
-                .collect();
-            Ok(json!({ "entries": entries, "epoch": "memory", "hasOlder": start > 0 }))
+            Ok(super::timeline_page(&items, &a["options"], "memory"))
         })
     }
 
     fn agents_timeline_append<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
-        let plugin = caller.plugin_id.clone();
         self.run(caller, "agents.timeline.append", args, move |s, a| {
             agent_of(s, a)?;
-            let mut item = a["item"].clone();
-            if item["type"] != "plugin" {
-                return Err(SdkError::Daemon("Only plugin timeline items can be appended".into()));
-            }
-            if item["data"].to_string().len() > 64 * 1024 {
-                return Err(SdkError::Daemon("Plugin timeline item data exceeds 64 KiB".into()));
-            }
-            item["pluginId"] = json!(plugin);
             let timeline = s.timelines.entry(arg(a, "agentId")?.into()).or_default();
-            // The same plugin and id replaces the earlier row.
-            let seq = match timeline.iter().position(|i| i["type"] == "plugin" && i["pluginId"] == item["pluginId"] && i["id"] == item["id"]) {
-                Some(pos) => {
-                    timeline[pos] = item;
-                    pos + 1
-                }
-                None => {
-                    timeline.push(item);
-                    timeline.len()
-                }
-            };
+            let seq = super::append_plugin_row(timeline, caller, a["item"].clone())?;
             Ok(json!({ "seq": seq, "epoch": "memory" }))
         })
     }
