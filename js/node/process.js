@@ -1,9 +1,6 @@
 // `process` (global and `node:process`): the daemon's environment as the plugin inherits it.
-import { core, ops, unsupported } from "paseo:internal/core";
+import { core, ops, unsupported, loadedBuiltin } from "paseo:internal/core";
 import { EventEmitter } from "node:events";
-// Every builtin, for synchronous lookups (the engine cannot import a module with imports
-// synchronously).
-import { builtin } from "paseo:internal/builtins";
 
 const info = ops.op_process_info();
 
@@ -51,8 +48,12 @@ Object.assign(process, {
   kill: unsupported("process.kill"),
   getBuiltinModule(id) {
     const name = String(id).replace(/^node:/, "");
-    const face = builtin(name);
+    const face = loadedBuiltin(name);
     if (face !== undefined) return face;
+    if (core.ops.op_node_builtins().includes(name)) {
+      // The engine cannot load a module synchronously; an import anywhere in the plugin loads it.
+      throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not loaded yet; import it in the plugin first (this host cannot load builtins synchronously)`);
+    }
     if (core.ops.op_node_is_builtin(name)) throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not supported by the Paseo plugin host yet`);
     return undefined;
   },

@@ -1,7 +1,7 @@
 // CommonJS: `require` for CommonJS files in a plugin's node_modules (and `createRequire`).
 // Builtins, host modules and ES modules are required through the engine's synchronous import.
-import { ops } from "paseo:internal/core";
-import { builtin } from "paseo:internal/builtins";
+import { ops, loadedBuiltin } from "paseo:internal/core";
+import "paseo:internal/builtins";
 
 const cache = new Map();
 
@@ -15,7 +15,7 @@ export function makeRequire(filename) {
     const resolved = ops.op_cjs_resolve(String(specifier), filename);
     if (resolved.kind === "commonjs" || resolved.kind === "json") return requireFile(resolved.path);
     if (resolved.kind === "builtin") {
-      const face = builtin(resolved.url);
+      const face = loadedBuiltin(resolved.url);
       if (face !== undefined) return face;
       throw new Error(`Node built-in module ${resolved.url} is not supported by the Paseo plugin host yet`);
     }

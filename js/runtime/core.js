@@ -9,3 +9,15 @@ export function unsupported(member) {
     throw new Error(`${member} is not supported by the Paseo plugin host yet`);
   };
 }
+
+// Builtins register their namespace when they finish evaluating (the loader appends the call),
+// so synchronous lookups (`require`, `process.getBuiltinModule`) find every builtin loaded so far.
+const loaded = new Map();
+export function registerBuiltin(name, namespace) {
+  loaded.set(name, namespace);
+}
+/** A loaded builtin's CommonJS face (its default export, as `require` gives it), or undefined. */
+export function loadedBuiltin(name) {
+  const ns = loaded.get(String(name).replace(/^node:/, ""));
+  return ns && ("default" in ns ? ns.default : ns);
+}

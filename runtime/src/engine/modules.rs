@@ -329,15 +329,19 @@ impl ModuleLoader for PluginModuleLoader {
             "file" => self.load_file(specifier, &options.requested_module_type),
             "node" | "paseo" => host_js::source(specifier.as_str())
                 .map(|code| {
-                    ModuleSource::new(
-                        ModuleType::JavaScript,
-                        ModuleSourceCode::String(match code {
-                            Cow::Borrowed(s) => deno_core::FastString::from_static(s),
-                            Cow::Owned(s) => s.into(),
-                        }),
-                        specifier,
-                        None,
-                    )
+                    let code = match (specifier.scheme(), code) {
+                        // Each builtin registers its namespace once evaluated (a module may
+                        // import itself), for synchronous lookups.
+                        ("node", code) => deno_core::FastString::from(format!(
+                            "{code}\n;import * as __paseoSelf from \"{specifier}\";\n\
+                             import {{ registerBuiltin as __paseoRegister }} from \"paseo:internal/core\";\n\
+                             __paseoRegister({:?}, __paseoSelf);\n",
+                            specifier.path()
+                        )),
+                        (_, Cow::Borrowed(s)) => deno_core::FastString::from_static(s),
+                        (_, Cow::Owned(s)) => s.into(),
+                    };
+                    ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code), specifier, None)
                 })
                 .ok_or_else(|| match specifier.scheme() {
                     "node" => format!(
