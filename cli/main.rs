@@ -43,7 +43,7 @@ Daemon and its CLI ($PASEO_HOME, default ~/.paseo; control socket $PASEO_HOME/da
   paseo workspace create --dir DIR [--title T] [--worktree BRANCH] | ls | archive ID
   paseo agent create [--workspace ID | --cwd DIR] [--provider P] [--title T] [--label K=V]...
                      [--env K=V]... [--prompt TEXT]
-  paseo agent send ID TEXT [--wait] | wait ID | show ID | ls | archive ID | reload ID
+  paseo agent send ID TEXT [--wait] | wait ID | cancel ID | show ID | ls | archive ID | reload ID
   paseo permission respond AGENT-ID REQUEST-ID allow|deny [--message TEXT]
   The built-in scripted provider reads each message line as a step: say TEXT, run COMMAND
   (asks permission), tool NAME JSON (over MCP), env NAME, credits, fail MESSAGE, sleep MS.

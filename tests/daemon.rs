@@ -294,3 +294,27 @@ fn install_runs_build_commands_with_progress_and_rejects_failures() {
     assert_eq!(daemon.cli_err(&["plugin", "remove", "nope"]), "Plugin is not configured: nope");
     daemon.stop();
 }
+
+#[test]
+fn cancelling_a_turn_reports_a_canceled_outcome() {
+    let work = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(&["lifecycle-logger"]);
+    let agent = daemon.cli(&["agent", "create", "--cwd", work.path().to_str().unwrap()]);
+    let id = agent["id"].as_str().unwrap().to_string();
+    daemon.cli(&["agent", "send", &id, "sleep 60000"]);
+    let shown = daemon.cli(&["agent", "cancel", &id]);
+    assert_eq!(shown["status"], "idle");
+    assert_eq!(daemon.cli_err(&["agent", "cancel", &id]), format!("Agent {id} has no turn running"));
+    let started = Instant::now();
+    let outcome = loop {
+        let logs = daemon.cli(&["plugin", "logs", "lifecycle-logger"]);
+        let ended = logs.as_array().unwrap().iter().filter_map(|e| serde_json::from_str::<Value>(e["message"].as_str()?).ok()).find(|v| v["hook"] == "agent.turn_ended");
+        if let Some(v) = ended {
+            break v["payload"]["outcome"].clone();
+        }
+        assert!(started.elapsed() < Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(outcome, json!({ "kind": "canceled", "reason": "Canceled by the user" }));
+    daemon.stop();
+}

@@ -212,3 +212,15 @@ fn throwaway_host_calls_rpcs_and_prints_sdk_calls() {
         "{stderr}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn data_directory_lives_next_to_the_plugin_settings() {
+    let settings = tempfile::tempdir().unwrap();
+    let (host, _) = host_with_daemon(Some(settings.path()));
+    load_all(&host, &["data-dir"]).await;
+    assert_eq!(open(&host, open_request()).await.unwrap()["env"]["DATA"], "true");
+    assert_eq!(std::fs::read_to_string(settings.path().join("data-dir/data/seen.txt")).unwrap(), "agent-123");
+    let (bare, _) = host_with_daemon(None);
+    load_all(&bare, &["data-dir"]).await;
+    assert_eq!(open(&bare, open_request()).await.unwrap()["env"]["DATA"], "none");
+}

@@ -39,6 +39,8 @@ pub struct Launch {
 struct LiveAgent {
     launch: Launch,
     running: bool,
+    /// The turn in progress: its id and the task running it (for cancelling).
+    turn: Option<(String, tokio::task::AbortHandle)>,
 }
 
 pub struct Daemon {
@@ -473,7 +475,8 @@ impl Daemon {
         let launch = Launch { reason: reason_name, env, tools, mcp_servers: Value::Object(servers), tools_url };
         let mut live = self.live.lock().unwrap();
         let running = live.get(&agent.id).map(|l| l.running).unwrap_or(false);
-        live.insert(agent.id.clone(), LiveAgent { launch, running });
+        let turn = live.remove(&agent.id).and_then(|l| l.turn);
+        live.insert(agent.id.clone(), LiveAgent { launch, running, turn });
         Ok(())
     }
 
@@ -539,7 +542,10 @@ impl Daemon {
         self.push_timeline(agent_id, item);
         let daemon = self.clone();
         let text = text.to_string();
-        tokio::spawn(async move {
+        let turn_id = self.next_id("turn");
+        let id = agent_id.to_string();
+        let turn = turn_id.clone();
+        let task = tokio::spawn(async move {
             if daemon.host.stale_sessions().iter().any(|s| s == &record.id) {
                 if let Err(e) = daemon.open_session(&record, OpenReason::Refresh, BTreeMap::new()).await {
                     daemon.push_timeline(&record.id, json!({ "type": "error", "message": e }));
@@ -547,14 +553,41 @@ impl Daemon {
                     return;
                 }
             }
-            provider::run_turn(daemon.clone(), record, text).await;
+            provider::run_turn(daemon.clone(), record, text, turn).await;
         });
+        if let Some(agent) = self.live.lock().unwrap().get_mut(&id) {
+            if agent.running {
+                agent.turn = Some((turn_id, task.abort_handle()));
+            }
+        }
         Ok(())
+    }
+
+    /// Cancels the running turn: `agent.turn.after` reports `canceled`, pending permissions clear.
+    pub fn cancel(&self, agent_id: &str) -> Result<Value, String> {
+        let record = self.agent_record(agent_id)?;
+        let turn = self.live.lock().unwrap().get_mut(agent_id).and_then(|a| a.turn.take());
+        let Some((turn_id, task)) = turn else {
+            return Err(format!("Agent {agent_id} has no turn running"));
+        };
+        task.abort();
+        self.permissions.lock().unwrap().retain(|(agent, _), _| agent != agent_id);
+        self.push_timeline(agent_id, json!({ "type": "error", "message": "Turn canceled" }));
+        self.say(format!("agent {agent_id} turn {turn_id} canceled"));
+        self.finish_turn(agent_id);
+        self.host.notify::<AgentTurnAfter>(TurnEndEvent {
+            agent: hook_agent(&record),
+            turn_id: Some(turn_id),
+            outcome: TurnOutcome::Canceled { reason: "Canceled by the user".into() },
+            timeline: vec![],
+        });
+        Ok(self.agent_view(agent_id).unwrap())
     }
 
     fn finish_turn(&self, agent_id: &str) {
         if let Some(agent) = self.live.lock().unwrap().get_mut(agent_id) {
             agent.running = false;
+            agent.turn = None;
         }
         self.turns_done.notify_waiters();
     }

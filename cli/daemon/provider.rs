@@ -32,8 +32,7 @@ pub fn supports_mcp(provider: &str) -> bool {
     PROVIDERS.iter().any(|(p, mcp)| *p == provider && *mcp)
 }
 
-pub async fn run_turn(daemon: Arc<Daemon>, record: AgentRecord, text: String) {
-    let turn_id = daemon.next_id("turn");
+pub async fn run_turn(daemon: Arc<Daemon>, record: AgentRecord, text: String, turn_id: String) {
     daemon.host.notify::<AgentTurnBefore>(TurnStartEvent { agent: hook_agent(&record), turn_id: Some(turn_id.clone()) });
     daemon.say(format!("agent {} turn {turn_id} started: {text:?}", record.id));
     let outcome = match run_steps(&daemon, &record, &text).await {

@@ -136,6 +136,7 @@ const server = {
   }),
   paseo,
   pluginId: info.id,
+  dataDirectory: info.dataDirectory ?? undefined,
 };
 Object.freeze(server);
 

@@ -45,8 +45,11 @@ fn op_hook_catalogue() -> String {
 #[op2]
 #[string]
 fn op_host_plugin_info(state: &mut OpState) -> String {
+    // `server.dataDirectory`: the plugin's own folder next to its settings, when the host keeps one.
+    let data = state.borrow::<crate::sdk::ops::SdkState>().storage_dir.as_ref().map(|d| d.join("data"));
+    let data = data.filter(|d| std::fs::create_dir_all(d).is_ok());
     let st = state.borrow::<ActorState>();
-    serde_json::json!({ "id": st.shared.id, "directory": st.shared.dir }).to_string()
+    serde_json::json!({ "id": st.shared.id, "directory": st.shared.dir, "dataDirectory": data }).to_string()
 }
 
 #[op2]
