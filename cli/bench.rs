@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 const USAGE: &str = "\
 usage: paseo bench --plugin DIR [--plugins N] [--iterations M] [--events K] [--hook NAME]
+                   [--tool NAME [--tool-input JSON]]
                    [--bytecode-cache DIR] [--json]
   Loads N copies of the plugin (ids <manifest-id>-<i>) into one host and prints one JSON
   object: cold_start_ms_per_plugin, rss_kb_per_plugin, before_rtt_us_p50/p99 (200 warm-up
@@ -26,6 +27,9 @@ struct Options {
     iterations: usize,
     events: usize,
     hook: String,
+    /// Also time calls of this agent tool (attached by the plugin in `agent.open.before`).
+    tool: Option<String>,
+    tool_input: serde_json::Value,
     bytecode_cache: Option<PathBuf>,
     json: bool,
 }
@@ -37,6 +41,8 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         iterations: 2000,
         events: 5000,
         hook: "agent.open.before".into(),
+        tool: None,
+        tool_input: json!({}),
         bytecode_cache: None,
         json: false,
     };
@@ -52,6 +58,11 @@ fn parse(args: &[&str]) -> Result<Options, String> {
             "--events" => o.events = num(arg, it.next())?,
             "--hook" => o.hook = it.next().ok_or(format!("--hook needs a hook name\n{USAGE}"))?.to_string(),
             "--bytecode-cache" => o.bytecode_cache = Some(PathBuf::from(it.next().ok_or(format!("--bytecode-cache needs a directory\n{USAGE}"))?)),
+            "--tool" => o.tool = Some(it.next().ok_or(format!("--tool needs a tool name\n{USAGE}"))?.to_string()),
+            "--tool-input" => {
+                let text = it.next().ok_or(format!("--tool-input needs JSON\n{USAGE}"))?;
+                o.tool_input = serde_json::from_str(text).map_err(|e| format!("--tool-input is not JSON: {e}"))?;
+            }
             "--json" => o.json = true,
             other => return Err(format!("unknown bench argument: {other}\n{USAGE}")),
         }
@@ -141,7 +152,7 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
     }
 
     let request = json!({ "agentId": "agent-123", "workspaceId": "workspace-456", "provider": "codex", "cwd": "/projects/shop",
-        "title": "Workspace notes", "labels": { "notes/enabled": "true" }, "tools": [], "mcpServers": {}, "reason": "resume",
+        "title": "Workspace notes", "labels": { "notes/enabled": "true", "tools": "on" }, "tools": [], "mcpServers": {}, "reason": "resume",
         "purpose": "interactive", "env": { "COMPANY_ENV": "development" } });
     let open = OpenContext::default();
     for _ in 0..200 {
@@ -152,6 +163,21 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
         let s = Instant::now();
         host.run_hook(&o.hook, request.clone(), &open).await.map_err(|e| e.to_string())?;
         lat.push(s.elapsed().as_secs_f64() * 1e6);
+    }
+
+    // Agent tool round trips: validation in Rust, zod parse and execute in the plugin, result.
+    let mut tool_lat = Vec::new();
+    if let Some(tool) = &o.tool {
+        for i in 0..(200 + o.iterations) {
+            let s = Instant::now();
+            let result = host.call_tool("agent-123", tool, o.tool_input.clone(), std::future::pending()).await.map_err(|e| e.to_string())?;
+            if result.is_error {
+                return Err(format!("tool {tool} failed: {}", result.text.unwrap_or_default()));
+            }
+            if i >= 200 {
+                tool_lat.push(s.elapsed().as_secs_f64() * 1e6);
+            }
+        }
     }
 
     // Notifications: fire all, then await all.
@@ -187,5 +213,7 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
         // entering JS (the Node anchor still makes the IPC round trip to its child).
         "events_reach_plugin": listens,
         "reload_ms": round(pct(&reloads, 0.5), 2),
+        "tool_rtt_us_p50": (!tool_lat.is_empty()).then(|| round(pct(&tool_lat, 0.5), 1)),
+        "tool_rtt_us_p99": (!tool_lat.is_empty()).then(|| round(pct(&tool_lat, 0.99), 1)),
     }))
 }
