@@ -394,7 +394,7 @@ impl PluginHost {
                     }
                 }
             });
-            futures_join_all(calls).await;
+            futures::future::join_all(calls).await;
             return Ok(Value::Null);
         }
         if !spec.returns_request {
@@ -547,7 +547,7 @@ impl PluginHost {
                 let _ = iso.call(call, limits.hook_timeout).await;
             }
         });
-        futures_join_all(calls).await;
+        futures::future::join_all(calls).await;
     }
 }
 
@@ -557,21 +557,4 @@ pub(crate) fn call_error_message(id: &str, e: CallError) -> String {
         CallError::TimedOut => format!("Plugin RPC timed out: {id}.hook"),
         CallError::Cancelled => "The call was cancelled".into(),
     }
-}
-
-async fn futures_join_all<F: std::future::Future<Output = ()>>(futures: impl IntoIterator<Item = F>) {
-    let mut set = Vec::new();
-    for f in futures {
-        set.push(Box::pin(f));
-    }
-    // Poll all together; each finishes independently.
-    std::future::poll_fn(|cx| {
-        set.retain_mut(|f| f.as_mut().poll(cx).is_pending());
-        if set.is_empty() {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
-    })
-    .await
 }
