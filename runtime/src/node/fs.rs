@@ -11,21 +11,7 @@ use deno_error::JsErrorBox;
 use serde::Serialize;
 
 fn node_error(e: std::io::Error, syscall: &str, path: &str, dest: Option<&str>) -> JsErrorBox {
-    let (code, text) = match e.raw_os_error() {
-        Some(2) => ("ENOENT", "no such file or directory"),
-        Some(13) => ("EACCES", "permission denied"),
-        Some(1) => ("EPERM", "operation not permitted"),
-        Some(17) => ("EEXIST", "file already exists"),
-        Some(20) => ("ENOTDIR", "not a directory"),
-        Some(21) => ("EISDIR", "illegal operation on a directory"),
-        Some(39) => ("ENOTEMPTY", "directory not empty"),
-        Some(18) => ("EXDEV", "cross-device link not permitted"),
-        Some(40) => ("ELOOP", "too many symbolic links encountered"),
-        Some(22) => ("EINVAL", "invalid argument"),
-        Some(28) => ("ENOSPC", "no space left on device"),
-        Some(36) => ("ENAMETOOLONG", "name too long"),
-        _ => ("EIO", "i/o error"),
-    };
+    let (code, text) = super::uv(&e);
     let text = if code == "EIO" { e.to_string() } else { text.to_string() };
     let dest = dest.map(|d| format!(" -> '{d}'")).unwrap_or_default();
     JsErrorBox::generic(format!("{code}: {text}, {syscall} '{path}'{dest}"))

@@ -12,6 +12,38 @@ use deno_core::url::Url;
 use deno_error::JsErrorBox;
 use serde::Serialize;
 
+/// libuv's name and text for an OS error, as Node prints them.
+pub(crate) fn uv(e: &std::io::Error) -> (&'static str, &'static str) {
+    match e.raw_os_error() {
+        Some(98) => ("EADDRINUSE", "address already in use"),
+        Some(99) => ("EADDRNOTAVAIL", "address not available"),
+        Some(111) => ("ECONNREFUSED", "connection refused"),
+        Some(104) => ("ECONNRESET", "connection reset by peer"),
+        Some(103) => ("ECONNABORTED", "software caused connection abort"),
+        Some(32) => ("EPIPE", "broken pipe"),
+        Some(2) => ("ENOENT", "no such file or directory"),
+        Some(13) => ("EACCES", "permission denied"),
+        Some(1) => ("EPERM", "operation not permitted"),
+        Some(110) => ("ETIMEDOUT", "connection timed out"),
+        Some(113) => ("EHOSTUNREACH", "host is unreachable"),
+        Some(101) => ("ENETUNREACH", "network is unreachable"),
+        Some(107) => ("ENOTCONN", "socket is not connected"),
+        Some(20) => ("ENOTDIR", "not a directory"),
+        Some(91) => ("EPROTOTYPE", "protocol wrong type for socket"),
+        Some(88) => ("ENOTSOCK", "socket operation on non-socket"),
+        Some(36) => ("ENAMETOOLONG", "name too long"),
+        Some(24) => ("EMFILE", "too many open files"),
+        Some(22) => ("EINVAL", "invalid argument"),
+        Some(17) => ("EEXIST", "file already exists"),
+        Some(21) => ("EISDIR", "illegal operation on a directory"),
+        Some(39) => ("ENOTEMPTY", "directory not empty"),
+        Some(18) => ("EXDEV", "cross-device link not permitted"),
+        Some(40) => ("ELOOP", "too many symbolic links encountered"),
+        Some(28) => ("ENOSPC", "no space left on device"),
+        _ => ("EIO", "i/o error"),
+    }
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct OsInfo {

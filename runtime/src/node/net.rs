@@ -17,32 +17,6 @@ use serde::Serialize;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 
-/// libuv's name and text for an OS error, as Node prints them.
-fn uv(e: &io::Error) -> (&'static str, &'static str) {
-    match e.raw_os_error() {
-        Some(98) => ("EADDRINUSE", "address already in use"),
-        Some(99) => ("EADDRNOTAVAIL", "address not available"),
-        Some(111) => ("ECONNREFUSED", "connection refused"),
-        Some(104) => ("ECONNRESET", "connection reset by peer"),
-        Some(103) => ("ECONNABORTED", "software caused connection abort"),
-        Some(32) => ("EPIPE", "broken pipe"),
-        Some(2) => ("ENOENT", "no such file or directory"),
-        Some(13) => ("EACCES", "permission denied"),
-        Some(1) => ("EPERM", "operation not permitted"),
-        Some(110) => ("ETIMEDOUT", "connection timed out"),
-        Some(113) => ("EHOSTUNREACH", "host is unreachable"),
-        Some(101) => ("ENETUNREACH", "network is unreachable"),
-        Some(107) => ("ENOTCONN", "socket is not connected"),
-        Some(20) => ("ENOTDIR", "not a directory"),
-        Some(91) => ("EPROTOTYPE", "protocol wrong type for socket"),
-        Some(88) => ("ENOTSOCK", "socket operation on non-socket"),
-        Some(36) => ("ENAMETOOLONG", "name too long"),
-        Some(24) => ("EMFILE", "too many open files"),
-        Some(22) => ("EINVAL", "invalid argument"),
-        _ => ("EIO", "i/o error"),
-    }
-}
-
 /// Node's `host:port` detail: the port only when positive.
 fn detail(address: &str, port: u16) -> String {
     if port > 0 { format!(" {address}:{port}") } else { format!(" {address}") }
@@ -50,12 +24,12 @@ fn detail(address: &str, port: u16) -> String {
 
 /// `connect ECONNREFUSED 127.0.0.1:9` (Node's `exceptionWithHostPort`).
 fn sys_error(syscall: &str, e: &io::Error, detail: &str) -> JsErrorBox {
-    JsErrorBox::generic(format!("{syscall} {}{detail}", uv(e).0))
+    JsErrorBox::generic(format!("{syscall} {}{detail}", super::uv(e).0))
 }
 
 /// `listen EADDRINUSE: address already in use 127.0.0.1:80` (Node's `uvExceptionWithHostPort`).
 fn listen_error(e: &io::Error, detail: &str) -> JsErrorBox {
-    let (code, text) = uv(e);
+    let (code, text) = super::uv(e);
     JsErrorBox::generic(format!("listen {code}: {text}{detail}"))
 }
 
