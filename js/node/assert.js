@@ -3,29 +3,12 @@
 // expression here (Node reads it from the file), so it says "<value> == true" as Node does when
 // the source is unavailable.
 import { inspect, isDeepStrictEqual, types } from "node:util";
+import { nodeError, received } from "./internal_errors.js";
 
 const { isDate, isRegExp, isMap, isSet, isNativeError, isBoxedPrimitive, isAnyArrayBuffer, isPromise } = types;
 const isError = (e) => isNativeError(e) || e instanceof Error;
 const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
-function nodeError(Base, code, message) {
-  const err = new Base(message);
-  err.code = code;
-  return err;
-}
-// Node's description of a received value in argument errors ("type number (5)", "an instance of X").
-function received(value) {
-  if (value == null) return String(value);
-  if (typeof value === "function") return `function ${value.name}`;
-  if (typeof value === "object") return value.constructor && "name" in value.constructor ? `an instance of ${value.constructor.name}` : inspect(value, { depth: -1 });
-  if (typeof value === "string") {
-    const s = value.length > 28 ? `${value.slice(0, 25)}...` : value;
-    return `type string (${s.includes("'") ? JSON.stringify(s) : `'${s}'`})`;
-  }
-  let shown = inspect(value, { colors: false });
-  if (shown.length > 28) shown = `${shown.slice(0, 25)}...`;
-  return `type ${typeof value} (${shown})`;
-}
 // `expected` reads like Node's: "of type function", "an instance of RegExp", …
 const invalidArgType = (name, expected, value) =>
   nodeError(TypeError, "ERR_INVALID_ARG_TYPE", `The "${name}" argument must be ${expected}. Received ${received(value)}`);

@@ -6,6 +6,7 @@
 import { EventEmitter } from "node:events";
 import { Buffer } from "node:buffer";
 import { inspect } from "node:util";
+import { nodeError, received } from "./internal_errors.js";
 import { StringDecoder } from "node:string_decoder";
 import process from "node:process";
 
@@ -19,27 +20,7 @@ const kCallback = Symbol("kCallback");
 const kIsDestroyed = Symbol.for("nodejs.stream.destroyed");
 
 // ---------------------------------------------------------------------------------------------
-// Errors, in Node's shapes (class, code, message).
-
-function nodeError(Base, code, message) {
-  const err = new Base(message);
-  err.code = code;
-  return err;
-}
-
-// Node's description of a received value in argument errors ("type number (5)", "an instance of X").
-function received(value) {
-  if (value == null) return String(value);
-  if (typeof value === "function") return `function ${value.name}`;
-  if (typeof value === "object") return value.constructor && "name" in value.constructor ? `an instance of ${value.constructor.name}` : inspect(value, { depth: -1 });
-  if (typeof value === "string") {
-    const s = value.length > 28 ? `${value.slice(0, 25)}...` : value;
-    return `type string (${s.includes("'") ? JSON.stringify(s) : `'${s}'`})`;
-  }
-  let shown = inspect(value, { colors: false });
-  if (shown.length > 28) shown = `${shown.slice(0, 25)}...`;
-  return `type ${typeof value} (${shown})`;
-}
+// Errors, in Node's shapes (class, code, message); nodeError and received are shared.
 
 const LOWER_TYPES = ["string", "function", "number", "object", "boolean", "bigint", "symbol", "Function", "Object"];
 const joinOr = (items, prefix) => items.length > 2 ? `${prefix}${items.slice(0, -1).join(", ")}, or ${items.at(-1)}` : items.join(" or ");

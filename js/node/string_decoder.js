@@ -1,7 +1,7 @@
 // node:string_decoder: turns a series of byte chunks into strings without splitting a character
 // across chunks. Incomplete trailing bytes are kept until the next write (or end()).
 import { Buffer } from "node:buffer";
-import { inspect } from "node:util";
+import { received } from "./internal_errors.js";
 
 const ENCODINGS = {
   utf8: "utf8", "utf-8": "utf8", ucs2: "utf16le", "ucs-2": "utf16le", utf16le: "utf16le", "utf-16le": "utf16le",
@@ -17,20 +17,6 @@ function normalizeEncoding(enc) {
     throw err;
   }
   return name;
-}
-
-// Node's description of a received value in argument errors ("type number (5)", "an instance of X").
-function received(value) {
-  if (value == null) return String(value);
-  if (typeof value === "function") return `function ${value.name}`;
-  if (typeof value === "object") return value.constructor && "name" in value.constructor ? `an instance of ${value.constructor.name}` : inspect(value, { depth: -1 });
-  if (typeof value === "string") {
-    const s = value.length > 28 ? `${value.slice(0, 25)}...` : value;
-    return `type string (${s.includes("'") ? JSON.stringify(s) : `'${s}'`})`;
-  }
-  let shown = inspect(value, { colors: false });
-  if (shown.length > 28) shown = `${shown.slice(0, 25)}...`;
-  return `type ${typeof value} (${shown})`;
 }
 
 // How many bytes at the end of `b` start a character that is not complete yet, and how many

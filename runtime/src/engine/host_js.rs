@@ -26,6 +26,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("paseo:internal/web/url", js!("web/url.js")),
     ("paseo:plugin", js!("plugin/index.js")),
     ("paseo:plugin/server", js!("plugin/server.js")),
+    ("paseo:internal/node/internal_errors", js!("node/internal_errors.js")),
     ("node:path", js!("node/path.js")),
     ("node:path/posix", js!("node/path.js")),
     ("node:util", js!("node/util.js")),

@@ -105,6 +105,11 @@ impl PluginModuleLoader {
 
     /// Resolves a specifier the way both `import` (esm = true) and `require` do.
     pub fn resolve_specifier(&self, specifier: &str, referrer: &str, esm: bool) -> Result<ModuleSpecifier, String> {
+        // Builtins share helpers as `./<name>.js` files in js/node/ (a path Node resolves too).
+        if let (Some(file), true) = (specifier.strip_prefix("./"), referrer.starts_with("node:")) {
+            let name = file.strip_suffix(".js").unwrap_or(file);
+            return Ok(ModuleSpecifier::parse(&format!("paseo:internal/node/{name}")).unwrap());
+        }
         let bare = specifier.strip_prefix("node:");
         if let Some(name) = bare.or(Some(specifier)).filter(|n| is_node_builtin(n)) {
             return Ok(ModuleSpecifier::parse(&format!("node:{name}")).unwrap());
