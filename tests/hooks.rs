@@ -29,6 +29,16 @@ async fn mutating_the_request_in_place_and_returning_it_works() {
     load_all(&host, &["mutate-in-place"]).await;
     let out = open(&host, open_request()).await.unwrap();
     assert_eq!(out["env"]["MUTATED"], "yes");
+    assert_eq!(out["env"].get("IGNORED"), None, "a handler that returns nothing changes nothing: {out}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mutating_the_request_without_returning_it_changes_nothing() {
+    let host = host();
+    load_all(&host, &["mutate-only"]).await;
+    let request = open_request();
+    let out = open(&host, request.clone()).await.unwrap();
+    assert_eq!(out, request);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -161,41 +161,67 @@ const toolReplacer = (_key, v) => (v !== null && typeof v === "object" && v[TOOL
 const toWire = (value) =>
   Array.isArray(value?.tools) && value.tools.some((t) => t?.[TOOL]) ? JSON.stringify(value, toolReplacer) : JSON.stringify(value);
 
-function checkResult(hook, previous, result) {
-  const checked = JSON.parse(ops.op_hook_check(hook.name, toWire(previous), toWire(result)));
-  // Keep live tool definitions (the wire form holds only their metadata).
-  for (const key of Object.keys(checked)) {
-    if (Array.isArray(result?.[key]) && result[key].some((t) => t?.[TOOL])) checked[key] = result[key].slice();
+// Validates one handler's result against the request it was given (op_hook_check, the host's
+// rules) and returns the wire form of the request the next handler sees.
+function checkWire(hook, previousWire, result) {
+  return ops.op_hook_check(hook.name, previousWire, toWire(result));
+}
+
+// The live tool definitions of a result (the wire form holds only their metadata).
+function liveTools(result) {
+  return Array.isArray(result?.tools) ? result.tools.filter((t) => t?.[TOOL]) : [];
+}
+
+// Request hooks settle with the final request's wire form, or "" when no handler changed it.
+// Each handler's result is validated before the next handler sees it; the last change is left
+// to the host, which validates the outcome against the request it sent whatever happened here
+// (the same rules, so a chain already validated step by step passes them again). The common
+// case, one handler, thus crosses into Rust once.
+async function runRequestHook(hook, request, handlers, context) {
+  const { signal } = context;
+  let wire = null; // the request's validated wire form; null while it is still the host's
+  let tools = null; // live tool definitions of the latest change
+  for (let i = 0; i < handlers.length; i++) {
+    signal.throwIfAborted();
+    const last = i === handlers.length - 1;
+    // `request` was parsed for this call; only the last handler may keep it, since nothing
+    // reads it afterwards.
+    const result = await handlers[i]({ request: last ? request : detach(request) }, context);
+    if (result === undefined) continue;
+    if (typeof result === "function" || typeof result === "symbol") {
+      throw new Error(`invalid request: expected an object or undefined, got ${typeof result}`);
+    }
+    tools = liveTools(result);
+    if (last && wire === null) {
+      wire = toWire(result);
+    } else {
+      wire = checkWire(hook, wire ?? toWire(request), result);
+      if (!last) request = JSON.parse(wire);
+    }
   }
-  return checked;
+  // Tools this plugin attached to the agent stay here; their metadata goes to the host.
+  if (Array.isArray(request.tools) && request.purpose !== "history") {
+    if (tools?.length) agentTools.set(request.agentId, new Map(tools.map((t) => [t[TOOL].metadata.name, t])));
+    else agentTools.delete(request.agentId);
+  }
+  return wire ?? "";
 }
 
 async function runHook(hook, input, signal) {
   const context = { paseo, signal };
-  const handlers = registrations.filter((r) => r.hook === hook.name).map((r) => r.fn);
-  if (hook.returnsRequest) {
-    let request = input.request;
-    for (const fn of handlers) {
-      signal.throwIfAborted();
-      const result = await fn({ request: detach(request) }, context);
-      if (result !== undefined) request = checkResult(hook, request, result);
-    }
-    // Tools this plugin attached to the agent stay here; their metadata goes to the host.
-    if (Array.isArray(request.tools) && request.purpose !== "history") {
-      const live = request.tools.filter((t) => t?.[TOOL]);
-      if (live.length) agentTools.set(request.agentId, new Map(live.map((t) => [t[TOOL].metadata.name, t])));
-      else agentTools.delete(request.agentId);
-    }
-    return toWire(request);
-  }
-  for (const fn of handlers) {
+  const handlers = [];
+  for (const r of registrations) if (r.hook === hook.name) handlers.push(r.fn);
+  if (hook.returnsRequest) return runRequestHook(hook, input.request, handlers, context);
+  for (let i = 0; i < handlers.length; i++) {
+    // Each handler gets its own copy, except the last, which can have the parsed payload.
+    const event = i === handlers.length - 1 ? input : detach(input);
     if (hook.waiting) {
       signal.throwIfAborted();
-      await fn(detach(input), context);
+      await handlers[i](event, context);
     } else {
       if (signal.aborted) break;
       try {
-        await fn(detach(input), context);
+        await handlers[i](event, context);
       } catch (e) {
         ops.op_host_log(1, `Lifecycle hook ${hook.name} failed: ${message(e)}`);
       }

@@ -393,19 +393,15 @@ impl Actor {
         std::future::poll_fn(|cx| {
             loop {
                 match rx.poll_recv(cx) {
-                    Poll::Ready(Some(Message::Call(call))) => {
-                        if let Err(exit) = self.start(call) {
-                            return Poll::Ready(exit);
-                        }
-                    }
-                    Poll::Ready(Some(Message::Cancel(token))) => {
-                        if let Err(exit) = self.cancel(token) {
-                            return Poll::Ready(exit);
-                        }
-                    }
+                    Poll::Ready(Some(Message::Call(call))) => self.start(call),
+                    Poll::Ready(Some(Message::Cancel(token))) => self.cancel(token),
                     Poll::Ready(None) => return Poll::Ready(Exit::Closed),
                     Poll::Pending => break,
                 }
+            }
+            // Everything that arrived since the last wake-up enters JS at once.
+            if let Err(exit) = self.flush() {
+                return Poll::Ready(exit);
             }
             if let Err(exit) = self.expire_due() {
                 return Poll::Ready(exit);
@@ -469,7 +465,8 @@ impl Actor {
         Ok(())
     }
 
-    fn start(&mut self, call: Call) -> Result<(), Exit> {
+    /// Queues the invocation of a call; `flush` starts it.
+    fn start(&mut self, call: Call) {
         self.next_id = self.next_id.wrapping_add(1);
         let id = self.next_id;
         let (kind, name) = match &call.kind {
@@ -495,14 +492,22 @@ impl Actor {
                 CallKind::Load { .. } | CallKind::ReleaseTools { .. } | CallKind::Stop => {}
             }
             st.pending.insert(id, Pending { reply: call.reply, deadline, stop: kind == "stop", token: call.token });
+            st.commands.push(HostCommand { id, action: "invoke", kind, name });
         }
-        self.command(HostCommand { id, action: "invoke", kind, name })
     }
 
-    /// Queues a command for the JS host and runs it now, inside the deadline of the earliest
-    /// pending invocation.
+    /// Queues a command for the JS host and runs it now.
     fn command(&mut self, command: HostCommand) -> Result<(), Exit> {
         self.state.borrow_mut().borrow_mut::<ActorState>().commands.push(command);
+        self.flush()
+    }
+
+    /// Runs the queued commands in one entry into JS, inside the deadline of the earliest
+    /// pending invocation.
+    fn flush(&mut self) -> Result<(), Exit> {
+        if self.state.borrow().borrow::<ActorState>().commands.is_empty() {
+            return Ok(());
+        }
         let pump = self.pump.clone().expect("host pump");
         self.watchdog.arm(self.entry_deadline());
         // `pump` runs synchronously inside `call`; what it starts settles through ops, so
@@ -513,20 +518,13 @@ impl Actor {
     }
 
     /// Abandons the call with this token: its signal is aborted, its result dropped.
-    fn cancel(&mut self, token: u64) -> Result<(), Exit> {
-        let id = {
-            let mut op_state = self.state.borrow_mut();
-            let st = op_state.borrow_mut::<ActorState>();
-            let id = st.pending.iter().find(|(_, p)| p.token == token).map(|(id, _)| *id);
-            if let Some(id) = id {
-                st.inputs.remove(&id);
-                st.pending.remove(&id);
-            }
-            id
-        };
-        match id {
-            Some(id) => self.command(HostCommand { id, action: "abort", kind: "", name: "The call was cancelled".into() }),
-            None => Ok(()),
+    fn cancel(&mut self, token: u64) {
+        let mut op_state = self.state.borrow_mut();
+        let st = op_state.borrow_mut::<ActorState>();
+        if let Some(id) = st.pending.iter().find(|(_, p)| p.token == token).map(|(id, _)| *id) {
+            st.inputs.remove(&id);
+            st.pending.remove(&id);
+            st.commands.push(HostCommand { id, action: "abort", kind: "", name: "The call was cancelled".into() });
         }
     }
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::catalogue::HookSpec;
+use super::validate::check_result;
 use super::HookError;
 use crate::engine::{CallKind, Isolate, Limits};
 use crate::host::{call_error_message, OpenContext};
@@ -32,13 +33,20 @@ pub(crate) async fn run_request_chain(
             given["tools"] = json!([]);
             given["mcpServers"] = json!({});
         }
-        let call = CallKind::Hook { hook: hook.to_string(), input: json!({ "request": given }).to_string() };
+        let call = CallKind::Hook { hook: hook.to_string(), input: json!({ "request": &given }).to_string() };
         let output = iso
             .call(call, limits.hook_timeout)
             .await
             .map_err(|e| HookError::plugin(&id, hook, call_error_message(&id, e)))?;
-        let mut output: Value = serde_json::from_str(&output)
-            .map_err(|e| HookError::plugin(&id, hook, format!("invalid request: {e}")))?;
+        // "" when no handler changed the request. Otherwise the isolate validated every change
+        // but the last one, which is checked here against what the plugin was given.
+        let mut output: Value = if output.is_empty() {
+            given
+        } else {
+            let output = serde_json::from_str(&output)
+                .map_err(|e| HookError::plugin(&id, hook, format!("invalid request: {e}")))?;
+            check_result(spec, &given, output).map_err(|m| HookError::plugin(&id, hook, m))?
+        };
         if plugin_local {
             let tools = output["tools"].take();
             let servers = output["mcpServers"].take();
