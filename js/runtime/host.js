@@ -15,7 +15,7 @@ const info = JSON.parse(ops.op_host_plugin_info());
 const registrations = []; // { hook, fn, via, as }
 const rpcMethods = new Map();
 const settingsIds = [];
-const invocations = new Map(); // id -> AbortController
+const invocations = new Map(); // id -> Invocation
 const agentTools = new Map(); // agentId -> Map(name -> tool definition), from agent.open.before
 let cleanup = null;
 let stopped = false;
@@ -177,12 +177,11 @@ function liveTools(result) {
 // to the host, which validates the outcome against the request it sent whatever happened here
 // (the same rules, so a chain already validated step by step passes them again). The common
 // case, one handler, thus crosses into Rust once.
-async function runRequestHook(hook, request, handlers, context) {
-  const { signal } = context;
+async function runRequestHook(hook, request, handlers, context, invocation) {
   let wire = null; // the request's validated wire form; null while it is still the host's
   let tools = null; // live tool definitions of the latest change
   for (let i = 0; i < handlers.length; i++) {
-    signal.throwIfAborted();
+    invocation.throwIfAborted();
     const last = i === handlers.length - 1;
     // `request` was parsed for this call; only the last handler may keep it, since nothing
     // reads it afterwards.
@@ -207,19 +206,19 @@ async function runRequestHook(hook, request, handlers, context) {
   return wire ?? "";
 }
 
-async function runHook(hook, input, signal) {
-  const context = { paseo, signal };
+async function runHook(hook, input, invocation) {
+  const context = invocation.context();
   const handlers = [];
   for (const r of registrations) if (r.hook === hook.name) handlers.push(r.fn);
-  if (hook.returnsRequest) return runRequestHook(hook, input.request, handlers, context);
+  if (hook.returnsRequest) return runRequestHook(hook, input.request, handlers, context, invocation);
   for (let i = 0; i < handlers.length; i++) {
     // Each handler gets its own copy, except the last, which can have the parsed payload.
     const event = i === handlers.length - 1 ? input : detach(input);
     if (hook.waiting) {
-      signal.throwIfAborted();
+      invocation.throwIfAborted();
       await handlers[i](event, context);
     } else {
-      if (signal.aborted) break;
+      if (invocation.aborted) break;
       try {
         await handlers[i](event, context);
       } catch (e) {
@@ -247,13 +246,13 @@ function notJson(value, path = "structuredContent", seen = new Set()) {
   return null;
 }
 
-async function runTool({ agentId, name, input, agent }, signal) {
+async function runTool({ agentId, name, input, agent }, invocation) {
   const definition = agentTools.get(agentId)?.get(name);
   if (!definition) return { isError: true, text: `Tool ${name} is not attached to agent ${agentId}` };
   try {
     const parsed = await definition.input.safeParseAsync(input);
     if (!parsed.success) return { isError: true, text: `Invalid input for tool ${name}: ${parsed.error.message}` };
-    const result = (await definition.execute(parsed.data, { agent, paseo, signal })) ?? {};
+    const result = (await definition.execute(parsed.data, invocation.toolContext(agent))) ?? {};
     if (typeof result !== "object") return { isError: true, text: `Tool ${name} must return an object, got ${typeof result}` };
     const out = {};
     if (result.text !== undefined) out.text = String(result.text);
@@ -285,7 +284,7 @@ async function load(entryUrl) {
 
 async function stop() {
   stopped = true;
-  for (const controller of invocations.values()) controller.abort(new Error(`Plugin stopped: ${info.id}`));
+  for (const invocation of invocations.values()) invocation.abort(new Error(`Plugin stopped: ${info.id}`));
   registrations.length = 0;
   reportRegistrations();
   closeSubscriptions();
@@ -299,17 +298,53 @@ async function stop() {
   return "null";
 }
 
+/**
+ * One call into the plugin. Its `AbortSignal` is made on first use: most handlers never look
+ * at it, and an AbortController costs more than the rest of a small hook call.
+ */
+class Invocation {
+  aborted = false;
+  reason = undefined;
+  #controller = null;
+  get signal() {
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.aborted) this.#controller.abort(this.reason);
+    }
+    return this.#controller.signal;
+  }
+  abort(reason) {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.#controller?.abort(reason);
+  }
+  throwIfAborted() {
+    if (this.aborted) throw this.reason;
+  }
+  /** The second argument of hook handlers, `{ paseo, signal }`: the signal made when read. */
+  context() {
+    const invocation = this;
+    return { paseo, get signal() { return invocation.signal; } };
+  }
+  /** The second argument of a tool's `execute`. */
+  toolContext(agent) {
+    const invocation = this;
+    return { agent, paseo, get signal() { return invocation.signal; } };
+  }
+}
+
 /** Starts invocation `id`; its outcome is reported through op_host_settle. */
-function invoke(id, kind, name) {
-  const controller = new AbortController();
-  invocations.set(id, controller);
+function invoke(id, kind, name, input) {
+  const invocation = new Invocation();
+  invocations.set(id, invocation);
   let work;
   try {
-    if (kind === "hook") work = runHook(byName.get(name), JSON.parse(ops.op_host_input(id)), controller.signal);
-    else if (kind === "rpc") work = runRpc(name, JSON.parse(ops.op_host_input(id)));
-    else if (kind === "tool") work = runTool(JSON.parse(ops.op_host_input(id)), controller.signal).then((r) => JSON.stringify(r));
+    if (kind === "hook") work = runHook(byName.get(name), input, invocation);
+    else if (kind === "rpc") work = runRpc(name, input);
+    else if (kind === "tool") work = runTool(input, invocation).then((r) => JSON.stringify(r));
     else if (kind === "release") work = Promise.resolve(agentTools.delete(name)).then(() => "null");
-    else if (kind === "event") work = deliver(name, JSON.parse(ops.op_host_input(id))).then(() => "null");
+    else if (kind === "event") work = deliver(name, input).then(() => "null");
     else if (kind === "load") work = load(name);
     else work = stop();
   } catch (e) {
@@ -329,9 +364,10 @@ function abort(id, reason) {
 
 /** Runs what the engine queued: invocations to start and signals to abort. */
 function pump() {
-  for (const command of ops.op_host_commands()) {
-    if (command.action === "invoke") invoke(command.id, command.kind, command.name);
-    else abort(command.id, command.name);
+  // [id, kind, name, input] to invoke, [id, null, reason] to abort; inputs parsed here too.
+  for (const [id, kind, name, input] of JSON.parse(ops.op_host_commands())) {
+    if (kind === null) abort(id, name);
+    else invoke(id, kind, name, input);
   }
 }
 

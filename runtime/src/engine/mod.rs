@@ -223,22 +223,38 @@ pub(crate) struct Pending {
     token: u64,
 }
 
-/// The state ops reach through `OpState`.
 /// What the JS side of the host must do next, taken by `op_host_commands` when the actor calls
 /// the host's `pump` function (one stored function, so no script is compiled per call).
-#[derive(serde::Serialize)]
-pub(crate) struct HostCommand {
-    pub id: u32,
-    /// `invoke` or `abort`.
-    pub action: &'static str,
-    pub kind: &'static str,
-    pub name: String,
+pub(crate) enum HostCommand {
+    /// Start invocation `id`: `kind` (`hook`, `rpc`, …) of `name`, with its JSON input.
+    Invoke { id: u32, kind: &'static str, name: String, input: Option<String> },
+    /// Abort the signal of invocation `id` with this reason.
+    Abort { id: u32, reason: String },
 }
+
+impl HostCommand {
+    /// Appends the command to a JSON array of `[id, kind, name, input]` (invoke) or
+    /// `[id, null, reason]` (abort). Inputs are JSON already and go in as they are, so the host
+    /// parses each call's commands and inputs with one `JSON.parse`.
+    pub(crate) fn write_json(&self, out: &mut String) {
+        use std::fmt::Write;
+        let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+        match self {
+            HostCommand::Invoke { id, kind, name, input } => {
+                let _ = write!(out, "[{id},\"{kind}\",{},{}]", quote(name), input.as_deref().unwrap_or("null"));
+            }
+            HostCommand::Abort { id, reason } => {
+                let _ = write!(out, "[{id},null,{}]", quote(reason));
+            }
+        }
+    }
+}
+
+/// The state ops reach through `OpState`.
 
 pub(crate) struct ActorState {
     pub commands: Vec<HostCommand>,
     pub shared: Arc<PluginShared>,
-    pub inputs: HashMap<u32, String>,
     pub pending: HashMap<u32, Pending>,
     pub stop_settled: bool,
 }
@@ -331,7 +347,6 @@ impl Actor {
         state.borrow_mut().put(ActorState {
             commands: Vec::new(),
             shared: shared.clone(),
-            inputs: HashMap::new(),
             pending: HashMap::new(),
             stop_settled: false,
         });
@@ -479,21 +494,16 @@ impl Actor {
             CallKind::Stop => ("stop", String::new()),
         };
         let deadline = Instant::now() + call.timeout;
-        {
-            let mut op_state = self.state.borrow_mut();
-            let st = op_state.borrow_mut::<ActorState>();
-            match call.kind {
-                CallKind::Hook { input, .. }
-                | CallKind::Rpc { input, .. }
-                | CallKind::Tool { input }
-                | CallKind::Event { payload: input, .. } => {
-                    st.inputs.insert(id, input);
-                }
-                CallKind::Load { .. } | CallKind::ReleaseTools { .. } | CallKind::Stop => {}
+        let input = match call.kind {
+            CallKind::Hook { input, .. } | CallKind::Rpc { input, .. } | CallKind::Tool { input } | CallKind::Event { payload: input, .. } => {
+                Some(input)
             }
-            st.pending.insert(id, Pending { reply: call.reply, deadline, stop: kind == "stop", token: call.token });
-            st.commands.push(HostCommand { id, action: "invoke", kind, name });
-        }
+            CallKind::Load { .. } | CallKind::ReleaseTools { .. } | CallKind::Stop => None,
+        };
+        let mut op_state = self.state.borrow_mut();
+        let st = op_state.borrow_mut::<ActorState>();
+        st.pending.insert(id, Pending { reply: call.reply, deadline, stop: kind == "stop", token: call.token });
+        st.commands.push(HostCommand::Invoke { id, kind, name, input });
     }
 
     /// Queues a command for the JS host and runs it now.
@@ -522,9 +532,13 @@ impl Actor {
         let mut op_state = self.state.borrow_mut();
         let st = op_state.borrow_mut::<ActorState>();
         if let Some(id) = st.pending.iter().find(|(_, p)| p.token == token).map(|(id, _)| *id) {
-            st.inputs.remove(&id);
             st.pending.remove(&id);
-            st.commands.push(HostCommand { id, action: "abort", kind: "", name: "The call was cancelled".into() });
+            // Not started yet: it never will be. Started: its signal is aborted.
+            let queued = st.commands.iter().position(|c| matches!(c, HostCommand::Invoke { id: queued, .. } if *queued == id));
+            match queued {
+                Some(i) => drop(st.commands.remove(i)),
+                None => st.commands.push(HostCommand::Abort { id, reason: "The call was cancelled".into() }),
+            }
         }
     }
 
@@ -536,17 +550,14 @@ impl Actor {
             let st = op_state.borrow_mut::<ActorState>();
             let ids: Vec<u32> = st.pending.iter().filter(|(_, p)| p.deadline <= now).map(|(id, _)| *id).collect();
             ids.into_iter()
-                .filter_map(|id| {
-                    st.inputs.remove(&id);
-                    st.pending.remove(&id).map(|p| (id, p))
-                })
+                .filter_map(|id| st.pending.remove(&id).map(|p| (id, p)))
                 .collect()
         };
         let mut stop_expired = false;
         for (id, pending) in expired {
             stop_expired |= pending.stop;
             let _ = pending.reply.send(Err(CallError::TimedOut));
-            self.command(HostCommand { id, action: "abort", kind: "", name: "The operation timed out".into() })?;
+            self.command(HostCommand::Abort { id, reason: "The operation timed out".into() })?;
         }
         if stop_expired {
             return Err(Exit::Closed);

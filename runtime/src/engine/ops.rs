@@ -52,17 +52,24 @@ fn op_host_plugin_info(state: &mut OpState) -> String {
     serde_json::json!({ "id": st.shared.id, "directory": st.shared.dir, "dataDirectory": data }).to_string()
 }
 
+/// The commands the actor queued for the JS host, as one JSON array (see `HostCommand`).
 #[op2]
 #[string]
-fn op_host_input(state: &mut OpState, #[smi] id: u32) -> String {
-    state.borrow_mut::<ActorState>().inputs.remove(&id).unwrap_or_else(|| "null".into())
-}
-
-/// The commands the actor queued for the JS host (see `HostCommand`).
-#[op2]
-#[serde]
-fn op_host_commands(state: &mut OpState) -> Vec<super::HostCommand> {
-    std::mem::take(&mut state.borrow_mut::<ActorState>().commands)
+fn op_host_commands(state: &mut OpState) -> String {
+    let commands = std::mem::take(&mut state.borrow_mut::<ActorState>().commands);
+    let mut out = String::with_capacity(64 + commands.iter().map(|c| match c {
+        super::HostCommand::Invoke { input, .. } => input.as_ref().map_or(0, String::len),
+        super::HostCommand::Abort { .. } => 0,
+    }).sum::<usize>());
+    out.push('[');
+    for (i, command) in commands.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        command.write_json(&mut out);
+    }
+    out.push(']');
+    out
 }
 
 /// Completes invocation `id`. Late settlements (after a deadline) are dropped.
@@ -146,7 +153,6 @@ deno_core::extension!(
     ops = [
         op_hook_catalogue,
         op_host_plugin_info,
-        op_host_input,
         op_host_commands,
         op_host_settle,
         op_host_log,
