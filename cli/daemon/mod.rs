@@ -82,6 +82,8 @@ impl Daemon {
             bytecode_cache_dir: Some(home.join("cache/quickjs-bytecode")),
             daemon: Some(sdk.clone()),
             settings_dir: Some(home.join("plugin-settings")),
+            // Installs, enables and `paseo plugin reload` take an isolate booted ahead.
+            standby: true,
             ..HostOptions::default()
         }));
         let daemon = Arc::new(Daemon {

@@ -11,7 +11,8 @@ const byName = new Map(CATALOGUE.map((h) => [h.name, h]));
 const legacyNames = { on: new Map(), before: new Map() };
 for (const h of CATALOGUE) if (h.legacy) legacyNames[h.legacy.method].set(h.legacy.name, h);
 
-const info = JSON.parse(ops.op_host_plugin_info());
+// The plugin this isolate serves, known from `load` on (the isolate may boot before it is chosen).
+let info = null;
 const registrations = []; // { hook, fn, via, as }
 const rpcMethods = new Map();
 const settingsIds = [];
@@ -82,7 +83,8 @@ function notSupported(member) {
 
 const paseo = createPaseoApi();
 
-const server = {
+// `server` without the plugin's identity; `load` adds pluginId and dataDirectory.
+const serverApi = {
   addHook(name, handler) {
     const hook = byName.get(name);
     if (!hook) {
@@ -135,10 +137,7 @@ const server = {
     delete: async (key) => { ops.op_secrets_delete(String(key)); },
   }),
   paseo,
-  pluginId: info.id,
-  dataDirectory: info.dataDirectory ?? undefined,
 };
-Object.freeze(server);
 
 // Copies a payload so handlers never share objects with the host or each other. Tool
 // definitions carry functions and zod schemas, so they are kept by reference.
@@ -269,6 +268,8 @@ async function runTool({ agentId, name, input, agent }, invocation) {
 }
 
 async function load(entryUrl) {
+  info = JSON.parse(ops.op_host_plugin_info());
+  const server = Object.freeze({ ...serverApi, pluginId: info.id, dataDirectory: info.dataDirectory ?? undefined });
   const ns = await import(entryUrl);
   const contribute = ns.default;
   if (typeof contribute !== "function") throw new Error("Plugin server bundle must default export a function");
@@ -284,7 +285,7 @@ async function load(entryUrl) {
 
 async function stop() {
   stopped = true;
-  for (const invocation of invocations.values()) invocation.abort(new Error(`Plugin stopped: ${info.id}`));
+  for (const invocation of invocations.values()) invocation.abort(new Error(`Plugin stopped: ${info?.id}`));
   registrations.length = 0;
   reportRegistrations();
   closeSubscriptions();

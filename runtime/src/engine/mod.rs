@@ -100,6 +100,8 @@ struct Call {
 }
 
 enum Message {
+    /// The plugin a standby isolate now serves; always the first message.
+    Bind(Box<Binding>),
     Call(Call),
     /// Abort the call with this token: its signal fires and its result is dropped.
     Cancel(u64),
@@ -113,6 +115,26 @@ pub struct Isolate {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+/// What every isolate of a host shares, known before a plugin is chosen: a standby isolate
+/// boots from this alone.
+#[derive(Clone)]
+pub struct EngineConfig {
+    pub host_js_dir: PathBuf,
+    /// Heap cap of the isolate (fixed when the isolate is created).
+    pub heap_bytes: usize,
+    pub daemon: Arc<dyn crate::sdk::PaseoDaemon>,
+    /// The daemon's runtime, where SDK calls run.
+    pub runtime: Option<tokio::runtime::Handle>,
+}
+
+/// The plugin an isolate serves.
+pub struct Binding {
+    pub shared: Arc<PluginShared>,
+    pub limits: Limits,
+    /// `<settings directory>/<plugin id>`, if the host keeps settings and secrets.
+    pub storage_dir: Option<PathBuf>,
+}
+
 pub struct IsolateConfig {
     pub shared: Arc<PluginShared>,
     pub host_js_dir: PathBuf,
@@ -124,34 +146,111 @@ pub struct IsolateConfig {
     pub storage_dir: Option<PathBuf>,
 }
 
-impl Isolate {
-    pub fn spawn(config: IsolateConfig) -> Isolate {
+/// An isolate booted (or booting) on its own thread with the engine and the host's JS, but no
+/// plugin yet. Binding it to a plugin skips the engine's start-up, which is most of a plugin's
+/// cold start; the host keeps one ready for the next load or reload.
+pub struct Standby {
+    tx: mpsc::UnboundedSender<Message>,
+    thread: std::thread::JoinHandle<()>,
+    heap_bytes: usize,
+    ready: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Standby {
+    pub fn spawn(engine: EngineConfig) -> Standby {
         let (tx, rx) = mpsc::unbounded_channel();
-        let shared = config.shared.clone();
+        let (ready_tx, ready) = tokio::sync::watch::channel(false);
+        let heap_bytes = engine.heap_bytes;
         let thread = std::thread::Builder::new()
-            .name(format!("plugin:{}", shared.id))
-            .spawn(move || {
-                let shared = config.shared.clone();
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                        .expect("plugin thread runtime")
-                        .block_on(actor_main(config, rx))
-                }));
-                if let Err(panic) = result {
-                    let reason = panic
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_else(|| "unknown panic".into());
-                    let reason = format!("Plugin {} crashed: {reason}", shared.id);
-                    shared.logs.write(Stream::Stderr, &format!("[paseo] {reason}"));
-                    shared.fatal.lock().unwrap().get_or_insert(reason);
-                }
-            })
+            .name("plugin:standby".into())
+            .spawn(move || thread_main(engine, rx, ready_tx))
             .expect("spawn plugin thread");
-        Isolate { tx, next_token: Default::default(), shared, thread: Some(thread) }
+        Standby { tx, thread, heap_bytes, ready }
+    }
+
+    /// The heap cap it was created with; only plugins with the same cap can use it.
+    pub fn heap_bytes(&self) -> usize {
+        self.heap_bytes
+    }
+
+    /// Resolves once the engine and the host's JS are up (or failed to start); it does not
+    /// borrow the standby, so a host can wait without holding its lock.
+    pub fn ready_signal(&self) -> impl Future<Output = ()> + Send + 'static {
+        let mut ready = self.ready.clone();
+        async move {
+            let _ = ready.wait_for(|r| *r).await;
+        }
+    }
+
+    /// Hands the isolate to a plugin. Calls made on the returned handle queue behind the boot
+    /// if it is still in progress.
+    pub fn bind(self, binding: Binding) -> Isolate {
+        let shared = binding.shared.clone();
+        let _ = self.tx.send(Message::Bind(Box::new(binding)));
+        Isolate { tx: self.tx, next_token: Default::default(), shared, thread: Some(self.thread) }
+    }
+
+    /// Ends an unused standby and waits for its thread (dropping it ends the thread too, without
+    /// waiting): the channel closes before any binding arrives.
+    pub fn join(self) {
+        let Standby { tx, thread, .. } = self;
+        drop(tx);
+        let _ = thread.join();
+    }
+}
+
+/// The body of an isolate's thread: a current-thread runtime driving the actor; a panic marks
+/// the plugin (once bound) failed with the reason.
+fn thread_main(engine: EngineConfig, rx: mpsc::UnboundedReceiver<Message>, ready: tokio::sync::watch::Sender<bool>) {
+    let bound: Arc<Mutex<Option<Arc<PluginShared>>>> = Arc::default();
+    let ours = bound.clone();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("plugin thread runtime")
+            .block_on(actor_main(engine, rx, ready, ours))
+    }));
+    let shared = bound.lock().unwrap().clone();
+    if let (Err(panic), Some(shared)) = (result, shared) {
+        let reason = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into());
+        let reason = format!("Plugin {} crashed: {reason}", shared.id);
+        shared.logs.write(Stream::Stderr, &format!("[paseo] {reason}"));
+        shared.fatal.lock().unwrap().get_or_insert(reason);
+    }
+}
+
+/// Names the calling thread (as /proc shows it: at most 15 bytes).
+pub(crate) fn name_current_thread(name: &str) {
+    #[cfg(target_os = "linux")]
+    {
+        let mut end = name.len().min(15);
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        if let Ok(name) = std::ffi::CString::new(&name[..end]) {
+            // SAFETY: a NUL-terminated name of at most 15 bytes, for the calling thread.
+            unsafe { libc::pthread_setname_np(libc::pthread_self(), name.as_ptr()) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = name;
+}
+
+impl Isolate {
+    /// Boots an isolate for this plugin (a standby bound at once).
+    pub fn spawn(config: IsolateConfig) -> Isolate {
+        let engine = EngineConfig {
+            host_js_dir: config.host_js_dir,
+            heap_bytes: config.limits.heap_bytes,
+            daemon: config.daemon,
+            runtime: config.runtime,
+        };
+        Standby::spawn(engine).bind(Binding { shared: config.shared, limits: config.limits, storage_dir: config.storage_dir })
     }
 
     /// Sends one call to the isolate and waits for its outcome.
@@ -277,10 +376,28 @@ enum Exit {
     Fatal(String),
 }
 
-async fn actor_main(config: IsolateConfig, mut rx: mpsc::UnboundedReceiver<Message>) {
-    let shared = config.shared.clone();
-    let exit = match Actor::new(config).await {
+async fn actor_main(
+    engine: EngineConfig,
+    mut rx: mpsc::UnboundedReceiver<Message>,
+    ready: tokio::sync::watch::Sender<bool>,
+    bound: Arc<Mutex<Option<Arc<PluginShared>>>>,
+) {
+    let booted = Actor::boot(engine).await;
+    let _ = ready.send(true);
+    // A standby waits here for its plugin; an unused one ends when the host drops it.
+    let binding = loop {
+        match rx.recv().await {
+            Some(Message::Bind(binding)) => break binding,
+            Some(_) => continue,
+            None => return,
+        }
+    };
+    let shared = binding.shared.clone();
+    *bound.lock().unwrap() = Some(shared.clone());
+    name_current_thread(&format!("plugin:{}", shared.id));
+    let exit = match booted {
         Ok(mut actor) => {
+            actor.bind(*binding);
             let exit = actor.run(&mut rx).await;
             // Record the reason before anyone waiting hears about it.
             if let Exit::Fatal(reason) = &exit {
@@ -289,7 +406,7 @@ async fn actor_main(config: IsolateConfig, mut rx: mpsc::UnboundedReceiver<Messa
             actor.fail_pending(&exit);
             exit
         }
-        Err(e) => Exit::Fatal(e),
+        Err(e) => Exit::Fatal(format!("Plugin {} could not start its engine: {e}", shared.id)),
     };
     if let Exit::Fatal(reason) = &exit {
         shared.fatal.lock().unwrap().get_or_insert(reason.clone());
@@ -307,10 +424,20 @@ async fn actor_main(config: IsolateConfig, mut rx: mpsc::UnboundedReceiver<Messa
 }
 
 impl Actor {
-    async fn new(config: IsolateConfig) -> Result<Actor, String> {
-        let shared = config.shared;
-        let loader = Rc::new(modules::PluginModuleLoader::new(shared.dir.clone(), config.host_js_dir));
-        let heap = config.limits.heap_bytes;
+    /// Starts the engine and runs the host's bootstrap, for no plugin yet (see `bind`). Errors
+    /// are the engine's own text; the caller names the plugin.
+    async fn boot(engine: EngineConfig) -> Result<Actor, String> {
+        // Stands in for the plugin until `bind`; nothing a plugin owns is reachable before.
+        let shared = Arc::new(PluginShared {
+            id: "(standby)".into(),
+            dir: PathBuf::new(),
+            logs: Arc::new(LogTail::new("(standby)", None)),
+            registrations: Mutex::default(),
+            fatal: Mutex::default(),
+            topics: Mutex::default(),
+        });
+        let loader = Rc::new(modules::PluginModuleLoader::new(PathBuf::new(), engine.host_js_dir));
+        let heap = engine.heap_bytes;
         let mut js = JsRuntime::try_new(RuntimeOptions {
             module_loader: Some(loader.clone()),
             extensions: vec![
@@ -325,7 +452,7 @@ impl Actor {
             create_params: Some(deno_core::v8::CreateParams::default().heap_limits(0, heap)),
             ..Default::default()
         })
-        .map_err(|e| format!("Plugin {} could not start its engine: {e}", shared.id))?;
+        .map_err(|e| e.to_string())?;
         let handle = js.v8_isolate().thread_safe_handle();
         let heap_exceeded = Arc::new(AtomicBool::new(false));
         {
@@ -352,18 +479,18 @@ impl Actor {
         });
         state.borrow_mut().put(loader);
         state.borrow_mut().put(crate::sdk::ops::SdkState {
-            daemon: config.daemon,
+            daemon: engine.daemon,
             caller: crate::sdk::Caller { plugin_id: shared.id.clone() },
-            runtime: config.runtime,
-            storage_dir: config.storage_dir,
+            runtime: engine.runtime,
+            storage_dir: None,
         });
-        let watchdog = Watchdog::start(&format!("plugin:{}", shared.id), handle);
+        let watchdog = Watchdog::start("plugin:standby", handle);
         let mut actor = Actor {
             js,
             watchdog,
             heap_exceeded,
             state,
-            limits: config.limits,
+            limits: Limits { heap_bytes: heap, ..Limits::default() },
             next_id: 0,
             shared,
             timer: Box::pin(tokio::time::sleep(Duration::from_secs(3600))),
@@ -372,6 +499,21 @@ impl Actor {
         actor.bootstrap().await?;
         actor.pump = Some(actor.host_function("pump")?);
         Ok(actor)
+    }
+
+    /// Gives the booted isolate its plugin: identity, folder, limits, storage and thread names.
+    fn bind(&mut self, binding: Binding) {
+        let Binding { shared, limits, storage_dir } = binding;
+        self.watchdog.rename(&format!("plugin:{}:watchdog", shared.id));
+        let mut state = self.state.borrow_mut();
+        state.borrow::<Rc<modules::PluginModuleLoader>>().set_plugin_dir(shared.dir.clone());
+        let sdk = state.borrow_mut::<crate::sdk::ops::SdkState>();
+        sdk.caller = crate::sdk::Caller { plugin_id: shared.id.clone() };
+        sdk.storage_dir = storage_dir;
+        state.borrow_mut::<ActorState>().shared = shared.clone();
+        drop(state);
+        self.limits = Limits { heap_bytes: self.limits.heap_bytes, ..limits };
+        self.shared = shared;
     }
 
     /// Installs the globals and the host module before any plugin code runs.
@@ -387,7 +529,7 @@ impl Actor {
         }
         .await;
         self.watchdog.disarm();
-        result.map_err(|e| format!("Plugin {} could not start its engine: {e}", self.shared.id))
+        result.map_err(|e| e.to_string())
     }
 
     /// A function of the JS host object, kept to be called without compiling anything.
@@ -396,7 +538,7 @@ impl Actor {
         let value = self
             .js
             .execute_script("paseo:host", format!("globalThis[Symbol.for('paseo.host')].{name}"))
-            .map_err(|e| format!("Plugin {} could not start its engine: {e}", self.shared.id))?;
+            .map_err(|e| e.to_string())?;
         let js = &mut self.js;
         deno_core::scope!(scope, js);
         let local = v8::Local::new(scope, value);
@@ -410,6 +552,7 @@ impl Actor {
                 match rx.poll_recv(cx) {
                     Poll::Ready(Some(Message::Call(call))) => self.start(call),
                     Poll::Ready(Some(Message::Cancel(token))) => self.cancel(token),
+                    Poll::Ready(Some(Message::Bind(_))) => {} // bound once, before running
                     Poll::Ready(None) => return Poll::Ready(Exit::Closed),
                     Poll::Pending => break,
                 }

@@ -66,7 +66,8 @@ fn host_module_url(specifier: &str) -> Option<&'static str> {
 }
 
 pub struct PluginModuleLoader {
-    plugin_dir: PathBuf,
+    /// Set when the isolate is bound to its plugin (a standby isolate boots without one).
+    plugin_dir: RefCell<PathBuf>,
     host_js_dir: PathBuf,
     esm: Resolver,
     cjs: Resolver,
@@ -100,7 +101,12 @@ impl PluginModuleLoader {
             main_fields: vec!["main".into()],
             ..resolve_options(&["require", "node", "default"])
         });
-        PluginModuleLoader { plugin_dir, host_js_dir, esm, cjs, source_maps: Default::default() }
+        PluginModuleLoader { plugin_dir: RefCell::new(plugin_dir), host_js_dir, esm, cjs, source_maps: Default::default() }
+    }
+
+    /// Points the loader at the plugin its isolate now serves.
+    pub fn set_plugin_dir(&self, dir: PathBuf) {
+        *self.plugin_dir.borrow_mut() = dir;
     }
 
     /// Resolves a specifier the way both `import` (esm = true) and `require` do.
@@ -153,10 +159,10 @@ impl PluginModuleLoader {
         } else if let Ok(url) = ModuleSpecifier::parse(referrer) {
             match url.to_file_path() {
                 Ok(p) => p.parent().map(Path::to_path_buf).unwrap_or_default(),
-                Err(_) => self.plugin_dir.clone(),
+                Err(_) => self.plugin_dir.borrow().clone(),
             }
         } else {
-            self.plugin_dir.clone()
+            self.plugin_dir.borrow().clone()
         };
         if let Ok(url) = ModuleSpecifier::parse(specifier) {
             if url.scheme() == "file" {
@@ -198,7 +204,8 @@ impl PluginModuleLoader {
 
     /// The plugin folder rules: server code lives in the entry, `server/` or `shared/`.
     fn check_folder_rules(&self, path: &Path) -> Result<(), String> {
-        let Ok(rel) = path.strip_prefix(&self.plugin_dir) else { return Ok(()) };
+        let plugin_dir = self.plugin_dir.borrow();
+        let Ok(rel) = path.strip_prefix(&*plugin_dir) else { return Ok(()) };
         if rel.components().any(|c| c.as_os_str() == "node_modules") {
             return Ok(());
         }

@@ -11,6 +11,8 @@ struct State {
     deadline: Option<Instant>,
     fired: bool,
     quit: bool,
+    /// A new name for the thread (a standby isolate's watchdog takes its plugin's name).
+    rename: Option<String>,
 }
 
 pub struct Watchdog {
@@ -31,6 +33,9 @@ impl Watchdog {
                     if st.quit {
                         return;
                     }
+                    if let Some(name) = st.rename.take() {
+                        super::name_current_thread(&name);
+                    }
                     st = match st.deadline {
                         None => cv.wait(st).unwrap(),
                         Some(deadline) => {
@@ -49,6 +54,13 @@ impl Watchdog {
             })
             .expect("spawn watchdog thread");
         Watchdog { shared, thread: Some(thread) }
+    }
+
+    /// Renames the watchdog's thread.
+    pub fn rename(&self, name: &str) {
+        let (lock, cv) = &*self.shared;
+        lock.lock().unwrap().rename = Some(name.to_string());
+        cv.notify_one();
     }
 
     /// Marks the start of a JS entry that must finish by `deadline`.

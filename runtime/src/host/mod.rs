@@ -12,7 +12,7 @@ use deno_core::ModuleSpecifier;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::{CallError, CallKind, Isolate, IsolateConfig, Limits, PluginShared, Registrations};
+use crate::engine::{Binding, CallError, CallKind, EngineConfig, Isolate, Limits, PluginShared, Registrations, Standby};
 use crate::hooks::types::{EventHook, RequestHook};
 use crate::hooks::types::AgentOpenBefore;
 use crate::sdk::PaseoDaemon;
@@ -42,6 +42,11 @@ pub struct HostOptions {
     pub daemon: Option<Arc<dyn PaseoDaemon>>,
     /// Base folder of plugin settings and secrets (`<dir>/<plugin id>/`); `None`: unavailable.
     pub settings_dir: Option<PathBuf>,
+    /// Keep one isolate booted ahead (engine and host JS, no plugin) for the next load or
+    /// reload, which then skips the engine's start-up. Costs one idle isolate's memory and a
+    /// background boot after each load. The daemon turns it on; off by default, so that an
+    /// embedder or a test runs nothing it did not ask for.
+    pub standby: bool,
 }
 
 impl Default for HostOptions {
@@ -54,6 +59,7 @@ impl Default for HostOptions {
             bytecode_cache_dir: None,
             daemon: None,
             settings_dir: None,
+            standby: false,
         }
     }
 }
@@ -114,6 +120,8 @@ pub struct PluginHost {
     runtime: Option<tokio::runtime::Handle>,
     /// Open agent sessions and the plugin tools attached to them.
     pub(crate) sessions: crate::tools::Sessions,
+    /// The isolate booted ahead for the next plugin (`HostOptions::standby`).
+    standby: Mutex<Option<Standby>>,
 }
 
 #[derive(Default)]
@@ -128,8 +136,59 @@ pub const NOTIFICATION_DRAIN: std::time::Duration = std::time::Duration::from_se
 impl PluginHost {
     pub fn new(options: HostOptions) -> Self {
         configure_bytecode_cache(options.bytecode_cache_dir.as_deref());
-        PluginHost { options, slots: Mutex::default(), logs: Mutex::default(), in_flight: Arc::default(), runtime: tokio::runtime::Handle::try_current().ok(),
+        let host = PluginHost {
+            options,
+            slots: Mutex::default(),
+            logs: Mutex::default(),
+            in_flight: Arc::default(),
+            runtime: tokio::runtime::Handle::try_current().ok(),
             sessions: Default::default(),
+            standby: Mutex::default(),
+        };
+        host.refill_standby();
+        host
+    }
+
+    fn engine_config(&self, heap_bytes: usize) -> EngineConfig {
+        EngineConfig {
+            host_js_dir: self.options.host_js_dir.clone(),
+            heap_bytes,
+            daemon: self.options.daemon.clone().unwrap_or_else(|| Arc::new(crate::sdk::NoDaemon)),
+            runtime: self.runtime.clone(),
+        }
+    }
+
+    /// Boots a standby isolate if the host keeps one and has none.
+    fn refill_standby(&self) {
+        if !self.options.standby {
+            return;
+        }
+        let mut standby = self.standby.lock().unwrap();
+        if standby.is_none() {
+            *standby = Some(Standby::spawn(self.engine_config(self.options.limits.heap_bytes)));
+        }
+    }
+
+    /// An isolate for this plugin: the standby if there is one with the plugin's heap cap
+    /// (the heap cap is fixed when an isolate is created), else a fresh one.
+    fn isolate_for(&self, binding: Binding) -> Isolate {
+        let heap = binding.limits.heap_bytes;
+        let standby = {
+            let mut slot = self.standby.lock().unwrap();
+            if slot.as_ref().is_some_and(|s| s.heap_bytes() == heap) {
+                slot.take()
+            } else {
+                None
+            }
+        };
+        standby.unwrap_or_else(|| Standby::spawn(self.engine_config(heap))).bind(binding)
+    }
+
+    /// Resolves once the standby isolate (if the host keeps one) has booted.
+    pub async fn standby_ready(&self) {
+        let standby = self.standby.lock().unwrap().as_ref().map(|s| s.ready_signal());
+        if let Some(ready) = standby {
+            ready.await;
         }
     }
 
@@ -235,16 +294,13 @@ impl PluginHost {
             topics: Mutex::default(),
         });
         let load_timeout = limits.load_timeout;
-        let isolate = Isolate::spawn(IsolateConfig {
-            shared,
-            host_js_dir: self.options.host_js_dir.clone(),
-            limits,
-            daemon: self.options.daemon.clone().unwrap_or_else(|| Arc::new(crate::sdk::NoDaemon)),
-            runtime: self.runtime.clone(),
-            storage_dir: self.options.settings_dir.as_ref().map(|d| d.join(id)),
-        });
         let entry = ModuleSpecifier::from_file_path(&entry).map_err(|_| "Invalid entry path".to_string())?;
-        match isolate.call(CallKind::Load { entry }, load_timeout).await {
+        let storage_dir = self.options.settings_dir.as_ref().map(|d| d.join(id));
+        let isolate = self.isolate_for(Binding { shared, limits, storage_dir });
+        let loaded = isolate.call(CallKind::Load { entry }, load_timeout).await;
+        // The next standby boots after this load, not alongside it.
+        self.refill_standby();
+        match loaded {
             Ok(_) => Ok(Some(isolate)),
             Err(e) => {
                 let message = match e {
@@ -320,6 +376,10 @@ impl PluginHost {
         let ids: Vec<String> = self.slots.lock().unwrap().keys().cloned().collect();
         for id in ids {
             let _ = self.stop(&id).await;
+        }
+        let standby = self.standby.lock().unwrap().take();
+        if let Some(standby) = standby {
+            let _ = tokio::task::spawn_blocking(move || standby.join()).await;
         }
     }
 

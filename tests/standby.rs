@@ -1,0 +1,101 @@
+//! The standby isolate (`HostOptions::standby`): loads and reloads bind an isolate booted ahead
+//! of time, which must then behave exactly like one booted for the plugin.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::*;
+use paseo_plugin_runtime::{HostOptions, Limits, PluginHost, PluginStatus};
+
+fn standby_host(settings: Option<&Path>) -> PluginHost {
+    PluginHost::new(HostOptions { standby: true, settings_dir: settings.map(Path::to_path_buf), ..HostOptions::default() })
+}
+
+/// Thread names of this process that start with `prefix` (as /proc shows them: 15 bytes).
+fn threads_named(prefix: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .map(|n| n.trim_end().to_string())
+        .filter(|n| n.starts_with(prefix))
+        .collect();
+    names.sort();
+    names
+}
+
+fn settle(done: impl Fn() -> bool) -> bool {
+    let until = Instant::now() + Duration::from_secs(5);
+    while !done() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    done()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bound_standby_has_the_plugins_identity_folder_storage_and_logs() {
+    let settings = tempfile::tempdir().unwrap();
+    let host = standby_host(Some(settings.path()));
+    host.standby_ready().await;
+    host.load_with(&fixture("standby-probe"), Some("probe-a"), None).await.unwrap();
+    // The next load takes the standby booted after the first one.
+    host.standby_ready().await;
+    host.load_with(&fixture("standby-probe"), Some("probe-b"), None).await.unwrap();
+    for id in ["probe-a", "probe-b"] {
+        assert!(log_lines(&host, id).contains(&format!("loaded {id} one")), "{:?}", log_lines(&host, id));
+    }
+    // Both plugins answer, each with its own ID and data directory (chained in ID order).
+    let out = open(&host, open_request()).await.unwrap();
+    assert_eq!(out["env"]["PLUGIN_ID"], "probe-b");
+    assert_eq!(out["env"]["VERSION"], "one");
+    assert_eq!(out["env"]["DATA"], settings.path().join("probe-b/data").to_string_lossy().as_ref());
+    assert!(settings.path().join("probe-a/data").is_dir());
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reload_binds_the_standby_to_the_edited_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("probe");
+    std::fs::create_dir_all(plugin.join("server")).unwrap();
+    for file in ["paseo-plugin.json", "index.server.ts", "server/version.ts"] {
+        std::fs::copy(fixture("standby-probe").join(file), plugin.join(file)).unwrap();
+    }
+    let host = standby_host(None);
+    host.load_with(&plugin, Some("probe-edit"), None).await.unwrap();
+    assert_eq!(open(&host, open_request()).await.unwrap()["env"]["VERSION"], "one");
+    for version in ["two", "three"] {
+        std::fs::write(plugin.join("server/version.ts"), format!("export const VERSION = \"{version}\";\n")).unwrap();
+        host.standby_ready().await;
+        host.reload("probe-edit").await.unwrap();
+        let out = open(&host, open_request()).await.unwrap();
+        assert_eq!((out["env"]["VERSION"].as_str(), out["env"]["PLUGIN_ID"].as_str()), (Some(version), Some("probe-edit")));
+    }
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plugin_with_its_own_heap_cap_gets_an_isolate_with_that_cap() {
+    // The standby is created with the host's default cap (128 MiB); this plugin's 32 MiB cap
+    // must still hold.
+    let host = standby_host(None);
+    host.standby_ready().await;
+    let limits = Limits { heap_bytes: 32 * 1024 * 1024, ..Limits::default() };
+    host.load_with(&fixture("heap-bomb"), Some("bomb"), Some(limits)).await.unwrap();
+    let err = open(&host, open_request()).await.unwrap_err();
+    assert_eq!(err, "Plugin bomb agent.open.before failed: Plugin bomb exceeded its heap limit of 32 MiB and was stopped");
+    assert_eq!(host.plugin("bomb").unwrap().status, PluginStatus::Failed);
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bound_threads_carry_the_plugin_name_and_end_with_it() {
+    let host = standby_host(None);
+    host.load_with(&fixture("standby-probe"), Some("probe-named"), None).await.unwrap();
+    // The actor and its watchdog ("plugin:probe-named:watchdog", cut to 15 bytes).
+    assert!(settle(|| threads_named("plugin:probe-na").len() == 2), "{:?}", threads_named("plugin:"));
+    host.stop("probe-named").await.unwrap();
+    host.shutdown().await;
+    assert!(settle(|| threads_named("plugin:probe-na").is_empty()), "{:?}", threads_named("plugin:"));
+}
