@@ -105,6 +105,8 @@ enum Message {
     Call(Call),
     /// Abort the call with this token: its signal fires and its result is dropped.
     Cancel(u64),
+    /// Report the JS heap's size, in bytes (what QuickJS/V8 allocated for this isolate).
+    HeapSize(oneshot::Sender<usize>),
 }
 
 /// The host's handle on a plugin isolate. Dropping it stops the actor.
@@ -295,6 +297,13 @@ impl Isolate {
                 Err(e) => Err(e),
             }
         }
+    }
+
+    /// The size of the isolate's JS heap in bytes, or `None` if the isolate is gone.
+    pub async fn heap_size(&self) -> Option<usize> {
+        let (reply, rx) = oneshot::channel();
+        self.tx.send(Message::HeapSize(reply)).ok()?;
+        rx.await.ok()
     }
 
     fn stopped_reason(&self) -> String {
@@ -553,6 +562,9 @@ impl Actor {
                     Poll::Ready(Some(Message::Call(call))) => self.start(call),
                     Poll::Ready(Some(Message::Cancel(token))) => self.cancel(token),
                     Poll::Ready(Some(Message::Bind(_))) => {} // bound once, before running
+                    Poll::Ready(Some(Message::HeapSize(reply))) => {
+                        let _ = reply.send(self.js.v8_isolate().get_heap_statistics().total_heap_size());
+                    }
                     Poll::Ready(None) => return Poll::Ready(Exit::Closed),
                     Poll::Pending => break,
                 }

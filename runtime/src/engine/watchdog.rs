@@ -13,6 +13,8 @@ struct State {
     quit: bool,
     /// A new name for the thread (a standby isolate's watchdog takes its plugin's name).
     rename: Option<String>,
+    /// When the thread wakes up next on its own; `None`: only when notified.
+    sleeping_until: Option<Instant>,
 }
 
 pub struct Watchdog {
@@ -37,7 +39,10 @@ impl Watchdog {
                         super::name_current_thread(&name);
                     }
                     st = match st.deadline {
-                        None => cv.wait(st).unwrap(),
+                        None => {
+                            st.sleeping_until = None;
+                            cv.wait(st).unwrap()
+                        }
                         Some(deadline) => {
                             let now = Instant::now();
                             if now >= deadline {
@@ -46,6 +51,7 @@ impl Watchdog {
                                 st.fired = true;
                                 st
                             } else {
+                                st.sleeping_until = Some(deadline);
                                 cv.wait_timeout(st, deadline - now).unwrap().0
                             }
                         }
@@ -63,13 +69,18 @@ impl Watchdog {
         cv.notify_one();
     }
 
-    /// Marks the start of a JS entry that must finish by `deadline`.
+    /// Marks the start of a JS entry that must finish by `deadline`. The thread is woken only
+    /// if it would otherwise wake after the deadline: entries come and go far more often than
+    /// deadlines pass (a hook call enters JS at least twice), and each wake-up is two context
+    /// switches. A thread that wakes early for a deadline since disarmed just sleeps again.
     pub fn arm(&self, deadline: Instant) {
         let (lock, cv) = &*self.shared;
         let mut st = lock.lock().unwrap();
         st.deadline = Some(deadline);
         st.fired = false;
-        cv.notify_one();
+        if st.sleeping_until.is_none_or(|wake| deadline < wake) {
+            cv.notify_one();
+        }
     }
 
     /// Marks the end of the JS entry; returns whether the watchdog terminated it.

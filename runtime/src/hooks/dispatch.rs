@@ -28,37 +28,34 @@ pub(crate) async fn run_request_chain(
     let mut request = input;
     let mut merged = Merged::default();
     for (id, iso, limits) in subscribers {
-        let mut given = request.clone();
-        if plugin_local {
-            given["tools"] = json!([]);
-            given["mcpServers"] = json!({});
-        }
-        let call = CallKind::Hook { hook: hook.to_string(), input: json!({ "request": &given }).to_string() };
+        // The plugin is given the request with its plugin-local fields empty; they wait aside.
+        let kept = plugin_local.then(|| {
+            (std::mem::replace(&mut request["tools"], json!([])), std::mem::replace(&mut request["mcpServers"], json!({})))
+        });
+        let call = CallKind::Hook { hook: hook.to_string(), input: format!("{{\"request\":{request}}}") };
         let output = iso
             .call(call, limits.hook_timeout)
             .await
             .map_err(|e| HookError::plugin(&id, hook, call_error_message(&id, e)))?;
         // "" when no handler changed the request. Otherwise the isolate validated every change
         // but the last one, which is checked here against what the plugin was given.
-        let mut output: Value = if output.is_empty() {
-            given
+        let mut next: Value = if output.is_empty() {
+            std::mem::take(&mut request)
         } else {
             let output = serde_json::from_str(&output)
                 .map_err(|e| HookError::plugin(&id, hook, format!("invalid request: {e}")))?;
-            check_result(spec, &given, output).map_err(|m| HookError::plugin(&id, hook, m))?
+            check_result(spec, &request, output).map_err(|m| HookError::plugin(&id, hook, m))?
         };
-        if plugin_local {
-            let tools = output["tools"].take();
-            let servers = output["mcpServers"].take();
+        if let Some((tools, servers)) = kept {
+            let added_tools = std::mem::replace(&mut next["tools"], tools);
+            let added_servers = std::mem::replace(&mut next["mcpServers"], servers);
             // A history open launches no tools or servers, so there is nothing to merge or clash.
-            if request["purpose"] != "history" {
-                let provider = request["provider"].as_str().unwrap_or_default();
-                merged.add(&id, tools, servers, open, provider).map_err(|m| HookError::plugin(&id, hook, m))?;
+            if next["purpose"] != "history" {
+                let provider = next["provider"].as_str().unwrap_or_default();
+                merged.add(&id, added_tools, added_servers, open, provider).map_err(|m| HookError::plugin(&id, hook, m))?;
             }
-            output["tools"] = request["tools"].clone();
-            output["mcpServers"] = request["mcpServers"].clone();
         }
-        request = output;
+        request = next;
     }
     if plugin_local && request["purpose"] != "history" {
         let mut tools = request["tools"].as_array().cloned().unwrap_or_default();

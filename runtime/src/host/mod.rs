@@ -383,6 +383,12 @@ impl PluginHost {
         }
     }
 
+    /// The size of a running plugin's JS heap in bytes.
+    pub async fn heap_size(&self, id: &str) -> Option<usize> {
+        let isolate = self.isolate(id)?;
+        isolate.heap_size().await
+    }
+
     pub fn plugins(&self) -> Vec<PluginInfo> {
         self.slots
             .lock()
