@@ -99,3 +99,22 @@ async fn bound_threads_carry_the_plugin_name_and_end_with_it() {
     host.shutdown().await;
     assert!(settle(|| threads_named("plugin:probe-na").is_empty()), "{:?}", threads_named("plugin:"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_standby_that_evaluated_zod_ahead_serves_the_reloaded_plugin() {
+    // After a plugin that imports zod loads, the next standby evaluates zod while booting; the
+    // reloaded plugin must get that same module instance (its schemas and errors work).
+    let host = standby_host(None);
+    host.load(&fixture("with-zod")).await.unwrap();
+    for _ in 0..2 {
+        host.standby_ready().await;
+        host.reload("with-zod").await.unwrap();
+        let mut request = open_request();
+        request["labels"]["kind"] = serde_json::json!("b");
+        assert_eq!(open(&host, request).await.unwrap()["env"]["ZOD"], "world:b");
+        assert_eq!(host.call_rpc("with-zod", "greet.say", serde_json::json!({ "name": "Ada" })).await.unwrap(), serde_json::json!({ "text": "hi Ada" }));
+        let err = host.call_rpc("with-zod", "greet.say", serde_json::json!({ "name": 42 })).await.unwrap_err();
+        assert!(err.contains("expected string, received number"), "{err}");
+    }
+    host.shutdown().await;
+}

@@ -62,6 +62,9 @@ pub struct PluginShared {
     pub fatal: Mutex<Option<String>>,
     /// Daemon event topics the plugin's SDK subscriptions listen to.
     pub topics: Mutex<std::collections::HashSet<String>>,
+    /// Host-provided packages (zod) the plugin's code imported, by URL: a standby isolate for
+    /// the next load or reload can have them evaluated ahead.
+    pub host_packages: Arc<Mutex<std::collections::BTreeSet<ModuleSpecifier>>>,
 }
 
 /// Why a call into the plugin did not produce a value.
@@ -127,6 +130,8 @@ pub struct EngineConfig {
     pub daemon: Arc<dyn crate::sdk::PaseoDaemon>,
     /// The daemon's runtime, where SDK calls run.
     pub runtime: Option<tokio::runtime::Handle>,
+    /// Host-provided package modules to evaluate while booting (see `PluginShared::host_packages`).
+    pub preload: Vec<ModuleSpecifier>,
 }
 
 /// The plugin an isolate serves.
@@ -251,6 +256,7 @@ impl Isolate {
             heap_bytes: config.limits.heap_bytes,
             daemon: config.daemon,
             runtime: config.runtime,
+            preload: Vec::new(),
         };
         Standby::spawn(engine).bind(Binding { shared: config.shared, limits: config.limits, storage_dir: config.storage_dir })
     }
@@ -444,6 +450,7 @@ impl Actor {
             registrations: Mutex::default(),
             fatal: Mutex::default(),
             topics: Mutex::default(),
+            host_packages: Arc::default(),
         });
         let loader = Rc::new(modules::PluginModuleLoader::new(PathBuf::new(), engine.host_js_dir));
         let heap = engine.heap_bytes;
@@ -486,7 +493,7 @@ impl Actor {
             pending: HashMap::new(),
             stop_settled: false,
         });
-        state.borrow_mut().put(loader);
+        state.borrow_mut().put(loader.clone());
         state.borrow_mut().put(crate::sdk::ops::SdkState {
             daemon: engine.daemon,
             caller: crate::sdk::Caller { plugin_id: shared.id.clone() },
@@ -507,6 +514,11 @@ impl Actor {
         };
         actor.bootstrap().await?;
         actor.pump = Some(actor.host_function("pump")?);
+        if !engine.preload.is_empty() {
+            // Best effort: a package that fails here fails the same way when the plugin imports it.
+            loader.set_preload(engine.preload);
+            let _ = actor.evaluate(&ModuleSpecifier::parse("paseo:internal/preload").unwrap()).await;
+        }
         Ok(actor)
     }
 
@@ -515,7 +527,7 @@ impl Actor {
         let Binding { shared, limits, storage_dir } = binding;
         self.watchdog.rename(&format!("plugin:{}:watchdog", shared.id));
         let mut state = self.state.borrow_mut();
-        state.borrow::<Rc<modules::PluginModuleLoader>>().set_plugin_dir(shared.dir.clone());
+        state.borrow::<Rc<modules::PluginModuleLoader>>().bind(shared.dir.clone(), shared.host_packages.clone());
         let sdk = state.borrow_mut::<crate::sdk::ops::SdkState>();
         sdk.caller = crate::sdk::Caller { plugin_id: shared.id.clone() };
         sdk.storage_dir = storage_dir;
@@ -527,11 +539,15 @@ impl Actor {
 
     /// Installs the globals and the host module before any plugin code runs.
     async fn bootstrap(&mut self) -> Result<(), String> {
-        let url = ModuleSpecifier::parse("paseo:internal/bootstrap").unwrap();
+        self.evaluate(&ModuleSpecifier::parse("paseo:internal/bootstrap").unwrap()).await
+    }
+
+    /// Loads and evaluates one module (and its imports) outside any plugin call.
+    async fn evaluate(&mut self, url: &ModuleSpecifier) -> Result<(), String> {
         let deadline = Instant::now() + self.limits.load_timeout;
         self.watchdog.arm(deadline);
         let result = async {
-            let id = self.js.load_side_es_module(&url).await?;
+            let id = self.js.load_side_es_module(url).await?;
             let eval = self.js.mod_evaluate(id);
             self.js.run_event_loop(Default::default()).await?;
             eval.await

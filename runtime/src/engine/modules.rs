@@ -68,6 +68,10 @@ fn host_module_url(specifier: &str) -> Option<&'static str> {
 pub struct PluginModuleLoader {
     /// Set when the isolate is bound to its plugin (a standby isolate boots without one).
     plugin_dir: RefCell<PathBuf>,
+    /// Modules `paseo:internal/preload` imports (host packages a standby evaluates ahead).
+    preload: RefCell<Vec<ModuleSpecifier>>,
+    /// Where to note the host-provided packages the plugin imports (see `PluginShared`).
+    host_packages: RefCell<Arc<std::sync::Mutex<std::collections::BTreeSet<ModuleSpecifier>>>>,
     host_js_dir: PathBuf,
     esm: Resolver,
     cjs: Resolver,
@@ -101,12 +105,18 @@ impl PluginModuleLoader {
             main_fields: vec!["main".into()],
             ..resolve_options(&["require", "node", "default"])
         });
-        PluginModuleLoader { plugin_dir: RefCell::new(plugin_dir), host_js_dir, esm, cjs, source_maps: Default::default() }
+        PluginModuleLoader { plugin_dir: RefCell::new(plugin_dir), preload: Default::default(), host_packages: Default::default(), host_js_dir, esm, cjs, source_maps: Default::default() }
+    }
+
+    /// What `paseo:internal/preload` imports.
+    pub fn set_preload(&self, modules: Vec<ModuleSpecifier>) {
+        *self.preload.borrow_mut() = modules;
     }
 
     /// Points the loader at the plugin its isolate now serves.
-    pub fn set_plugin_dir(&self, dir: PathBuf) {
+    pub fn bind(&self, dir: PathBuf, host_packages: Arc<std::sync::Mutex<std::collections::BTreeSet<ModuleSpecifier>>>) {
         *self.plugin_dir.borrow_mut() = dir;
+        *self.host_packages.borrow_mut() = host_packages;
     }
 
     /// Resolves a specifier the way both `import` (esm = true) and `require` do.
@@ -154,7 +164,8 @@ impl PluginModuleLoader {
             ));
         }
         // The host provides zod (v4); a plugin's own copy is never used.
-        let from_dir = if specifier == "zod" || specifier.starts_with("zod/") {
+        let host_package = specifier == "zod" || specifier.starts_with("zod/");
+        let from_dir = if host_package {
             self.host_js_dir.clone()
         } else if let Ok(url) = ModuleSpecifier::parse(referrer) {
             match url.to_file_path() {
@@ -179,8 +190,12 @@ impl PluginModuleLoader {
                 other => format!("Cannot resolve '{specifier}' imported from {from}: {other}"),
             }
         })?;
-        ModuleSpecifier::from_file_path(resolution.path())
-            .map_err(|_| format!("Cannot resolve '{specifier}': not a file path"))
+        let url = ModuleSpecifier::from_file_path(resolution.path())
+            .map_err(|_| format!("Cannot resolve '{specifier}': not a file path"))?;
+        if host_package && esm {
+            self.host_packages.borrow().lock().unwrap().insert(url.clone());
+        }
+        Ok(url)
     }
 
     /// Whether a JavaScript file outside the plugin's own sources is CommonJS (Node's rules).
@@ -339,6 +354,10 @@ impl ModuleLoader for PluginModuleLoader {
     ) -> ModuleLoadResponse {
         let result = match specifier.scheme() {
             "file" => self.load_file(specifier, &options.requested_module_type),
+            "paseo" if specifier.as_str() == "paseo:internal/preload" => {
+                let code: String = self.preload.borrow().iter().map(|url| format!("import {:?};\n", url.as_str())).collect();
+                Ok(ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code.into()), specifier, None))
+            }
             "node" | "paseo" => host_js::source(specifier.as_str())
                 .map(|code| {
                     let code = match (specifier.scheme(), code) {

@@ -122,6 +122,9 @@ pub struct PluginHost {
     pub(crate) sessions: crate::tools::Sessions,
     /// The isolate booted ahead for the next plugin (`HostOptions::standby`).
     standby: Mutex<Option<Standby>>,
+    /// Host-provided packages the last loaded plugin imported: the next standby evaluates
+    /// them ahead, so that reloading a plugin that uses zod does not import zod again.
+    preload: Mutex<Vec<ModuleSpecifier>>,
 }
 
 #[derive(Default)]
@@ -144,6 +147,7 @@ impl PluginHost {
             runtime: tokio::runtime::Handle::try_current().ok(),
             sessions: Default::default(),
             standby: Mutex::default(),
+            preload: Mutex::default(),
         };
         host.refill_standby();
         host
@@ -155,6 +159,7 @@ impl PluginHost {
             heap_bytes,
             daemon: self.options.daemon.clone().unwrap_or_else(|| Arc::new(crate::sdk::NoDaemon)),
             runtime: self.runtime.clone(),
+            preload: Vec::new(),
         }
     }
 
@@ -165,7 +170,8 @@ impl PluginHost {
         }
         let mut standby = self.standby.lock().unwrap();
         if standby.is_none() {
-            *standby = Some(Standby::spawn(self.engine_config(self.options.limits.heap_bytes)));
+            let engine = EngineConfig { preload: self.preload.lock().unwrap().clone(), ..self.engine_config(self.options.limits.heap_bytes) };
+            *standby = Some(Standby::spawn(engine));
         }
     }
 
@@ -292,12 +298,16 @@ impl PluginHost {
             registrations: Mutex::default(),
             fatal: Mutex::default(),
             topics: Mutex::default(),
+            host_packages: Arc::default(),
         });
         let load_timeout = limits.load_timeout;
         let entry = ModuleSpecifier::from_file_path(&entry).map_err(|_| "Invalid entry path".to_string())?;
         let storage_dir = self.options.settings_dir.as_ref().map(|d| d.join(id));
         let isolate = self.isolate_for(Binding { shared, limits, storage_dir });
         let loaded = isolate.call(CallKind::Load { entry }, load_timeout).await;
+        if loaded.is_ok() {
+            *self.preload.lock().unwrap() = isolate.shared.host_packages.lock().unwrap().iter().cloned().collect();
+        }
         // The next standby boots after this load, not alongside it.
         self.refill_standby();
         match loaded {
