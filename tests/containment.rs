@@ -282,9 +282,11 @@ fn reloader_threads() -> usize {
 struct Tally {
     /// The plugin answered with this call's own marker.
     echoed: u32,
-    /// The plugin was between isolates: the chain ran without it and returned the request as given.
+    /// The chain ran without the plugin and returned the request as given (a reload must not
+    /// let that happen: calls made meanwhile wait for the new isolate).
     skipped: u32,
-    /// The call reached an isolate that stopped before answering.
+    /// The call reached an isolate that stopped before answering (a reload must not let that
+    /// happen either: calls already running finish in the old isolate).
     stopped: u32,
 }
 
@@ -395,6 +397,7 @@ async fn reload_storm() {
     println!("reload storm: {sent} notifications in {took:?} ({rate:.0}/s); waiting hooks: {total:?}");
     assert!(rate > 900.0, "only {rate:.0} notifications a second");
     assert!(total.echoed > 100, "{total:?}");
+    assert_eq!((total.skipped, total.stopped), (0, 0), "waiting-hook results lost during reloads: {total:?}");
 
     // Ten reloads left one isolate: its actor thread and its watchdog.
     assert!(settle(|| reloader_threads() == 2), "plugin threads: {:?}", threads());

@@ -118,3 +118,29 @@ async fn a_standby_that_evaluated_zod_ahead_serves_the_reloaded_plugin() {
     }
     host.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_made_during_a_reload_wait_for_the_new_isolate() {
+    // The old isolate's cleanup takes 300 ms; calls made meanwhile must reach the new isolate
+    // instead of failing (RPC) or running without the plugin (waiting hooks).
+    let host = std::sync::Arc::new(standby_host(None));
+    host.load(&fixture("slow-cleanup")).await.unwrap();
+    let before = host.call_rpc("slow-cleanup", "loaded.at", serde_json::json!({})).await.unwrap();
+    host.standby_ready().await;
+    let reload = {
+        let host = host.clone();
+        tokio::spawn(async move { host.reload("slow-cleanup").await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let request = serde_json::json!({ "source": { "kind": "directory", "path": "/projects/shop" } });
+    let open = paseo_plugin_runtime::OpenContext::default();
+    let (rpc, hook) = tokio::join!(
+        host.call_rpc("slow-cleanup", "loaded.at", serde_json::json!({})),
+        host.run_hook("workspace.create.before", request, &open),
+    );
+    reload.await.unwrap().unwrap();
+    let after = rpc.unwrap();
+    assert_ne!(after, before, "the RPC reached the old isolate");
+    assert_eq!(hook.unwrap()["title"], format!("loaded {after}"));
+    host.shutdown().await;
+}

@@ -97,6 +97,8 @@ struct Slot {
     limits: Limits,
     isolate: Option<Arc<Isolate>>,
     error: Option<String>,
+    /// Set while the plugin reloads; turns `true` once its new isolate is up (or failed).
+    restarting: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 /// Per-open facts the daemon supplies to `agent.open.before`.
@@ -132,6 +134,10 @@ struct InFlight {
     count: std::sync::atomic::AtomicUsize,
     idle: tokio::sync::Notify,
 }
+
+/// How long a stop lets the calls already running in the plugin finish (capped by the plugin's
+/// hook timeout) before its cleanup runs and the rest fail with `Plugin stopped: <id>`.
+pub const STOP_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How long `shutdown` lets pending notifications finish before stopping plugins.
 pub const NOTIFICATION_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
@@ -236,6 +242,7 @@ impl PluginHost {
                     limits: limits.unwrap_or_else(|| self.options.limits.clone()),
                     isolate: None,
                     error: None,
+                    restarting: None,
                 },
             );
         }
@@ -333,10 +340,10 @@ impl PluginHost {
     /// Runs the plugin's cleanup, drops its registrations and its isolate. The slot and the
     /// log tail stay (the plugin is then `disabled`).
     pub async fn stop(&self, id: &str) -> Result<(), String> {
-        let isolate = {
+        let (isolate, limits) = {
             let mut slots = self.slots.lock().unwrap();
             let slot = slots.get_mut(id).ok_or_else(|| format!("Plugin is not configured: {id}"))?;
-            slot.isolate.take()
+            (slot.isolate.take(), slot.limits.clone())
         };
         if let Some(isolate) = isolate {
             if isolate.shared.registrations.lock().unwrap().has_hook(AgentOpenBefore::NAME) {
@@ -344,6 +351,12 @@ impl PluginHost {
             }
             let logs = self.log_tail(id);
             logs.write(Stream::Stdout, "[paseo] Stopping plugin");
+            // Calls already running finish first: each holds a clone of the isolate, and no new
+            // call can get one now that the slot is empty.
+            let drain_until = tokio::time::Instant::now() + STOP_DRAIN.min(limits.hook_timeout);
+            while Arc::strong_count(&isolate) > 1 && tokio::time::Instant::now() < drain_until {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
             // Calls in flight hold clones; the last one ends with the actor.
             match Arc::try_unwrap(isolate) {
                 Ok(isolate) => Self::stop_isolate(isolate).await,
@@ -357,10 +370,43 @@ impl PluginHost {
     }
 
     /// Stop, then start again from the current source. A failed reload leaves the plugin
-    /// `failed`; the previous code is not restored.
+    /// `failed`; the previous code is not restored. Calls running in the old isolate finish
+    /// there (`STOP_DRAIN`); waiting hooks and RPC calls made meanwhile wait for the new one.
     pub async fn reload(&self, id: &str) -> Result<(), String> {
-        self.stop(id).await?;
-        self.start(id, None).await
+        let (done, restarting) = tokio::sync::watch::channel(false);
+        self.slots
+            .lock()
+            .unwrap()
+            .get_mut(id)
+            .ok_or_else(|| format!("Plugin is not configured: {id}"))?
+            .restarting = Some(restarting);
+        let result = async {
+            self.stop(id).await?;
+            self.start(id, None).await
+        }
+        .await;
+        if let Some(slot) = self.slots.lock().unwrap().get_mut(id) {
+            slot.restarting = None;
+        }
+        let _ = done.send(true);
+        result
+    }
+
+    /// Waits for the reloads in progress (of plugin `id`, or of any plugin), each at most as
+    /// long as a stop and a load may take.
+    async fn wait_for_restarts(&self, id: Option<&str>) {
+        let restarting: Vec<_> = self
+            .slots
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(slot_id, _)| id.is_none_or(|id| id == slot_id.as_str()))
+            .filter_map(|(_, slot)| Some((slot.restarting.clone()?, slot.limits.clone())))
+            .collect();
+        for (mut done, limits) in restarting {
+            let bound = STOP_DRAIN + limits.stop_timeout + limits.load_timeout;
+            let _ = tokio::time::timeout(bound, done.wait_for(|d| *d)).await;
+        }
     }
 
     /// Stops the plugin and forgets it, its status and its log tail.
@@ -458,6 +504,10 @@ impl PluginHost {
     pub async fn run_hook(&self, hook: &str, input: Value, open: &OpenContext) -> Result<Value, HookError> {
         let spec = hooks::catalogue().get(hook).ok_or_else(|| HookError::UnknownHook(hook.to_string()))?;
         hooks::validate::check_input(spec, &input).map_err(|message| HookError::InvalidInput { hook: hook.into(), message })?;
+        if spec.waiting {
+            // A plugin being reloaded takes part with its new code rather than being skipped.
+            self.wait_for_restarts(None).await;
+        }
         let subscribers = self.subscribers(hook);
         if !spec.waiting {
             let calls = subscribers.into_iter().map(|(id, iso, limits)| {
@@ -581,6 +631,7 @@ impl PluginHost {
     /// Invokes a plugin RPC method: the input and the output go through the contract's zod
     /// schemas inside the plugin; 30 s limit.
     pub async fn call_rpc(&self, id: &str, method: &str, input: Value) -> Result<Value, String> {
+        self.wait_for_restarts(Some(id)).await;
         let (isolate, known, limits) = {
             let slots = self.slots.lock().unwrap();
             let slot = slots.get(id).filter(|s| s.isolate.is_some()).ok_or_else(|| format!("Plugin is not available: {id}"))?;
