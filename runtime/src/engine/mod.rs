@@ -1,7 +1,10 @@
-//! One plugin = one thread that owns one `JsRuntime` (an actor). The host talks to it only
-//! through `Isolate::call`; every entry into plugin JS (load, hooks, cleanup, timers and
-//! promise continuations) goes through `Actor::enter`, which applies the CPU deadline, and the
-//! heap cap is enforced by the near-heap-limit callback.
+//! One plugin = one thread that owns one `JsRuntime` (an actor). An isolate boots without a
+//! plugin (`Standby`: engine, deno_core's JS, the host's JS) and is then bound to one
+//! (`Standby::bind`, which gives the `Isolate` handle). The host talks to it only through
+//! `Isolate::call`; every entry into plugin JS (the calls queued since the last wake-up, run by
+//! `Actor::flush` in one `pump()`, and each turn of the event loop for timers and promise
+//! continuations) runs under the watchdog's CPU deadline, and the heap cap is enforced by the
+//! near-heap-limit callback.
 
 pub mod host_js;
 pub mod modules;
@@ -142,17 +145,6 @@ pub struct Binding {
     pub storage_dir: Option<PathBuf>,
 }
 
-pub struct IsolateConfig {
-    pub shared: Arc<PluginShared>,
-    pub host_js_dir: PathBuf,
-    pub limits: Limits,
-    pub daemon: Arc<dyn crate::sdk::PaseoDaemon>,
-    /// The daemon's runtime, where SDK calls run.
-    pub runtime: Option<tokio::runtime::Handle>,
-    /// `<settings directory>/<plugin id>`, if the host keeps settings and secrets.
-    pub storage_dir: Option<PathBuf>,
-}
-
 /// An isolate booted (or booting) on its own thread with the engine and the host's JS, but no
 /// plugin yet. Binding it to a plugin skips the engine's start-up, which is most of a plugin's
 /// cold start; the host keeps one ready for the next load or reload.
@@ -249,18 +241,6 @@ pub(crate) fn name_current_thread(name: &str) {
 }
 
 impl Isolate {
-    /// Boots an isolate for this plugin (a standby bound at once).
-    pub fn spawn(config: IsolateConfig) -> Isolate {
-        let engine = EngineConfig {
-            host_js_dir: config.host_js_dir,
-            heap_bytes: config.limits.heap_bytes,
-            daemon: config.daemon,
-            runtime: config.runtime,
-            preload: Vec::new(),
-        };
-        Standby::spawn(engine).bind(Binding { shared: config.shared, limits: config.limits, storage_dir: config.storage_dir })
-    }
-
     /// Sends one call to the isolate and waits for its outcome.
     pub async fn call(&self, kind: CallKind, timeout: Duration) -> Result<String, CallError> {
         self.call_until(kind, timeout, std::future::pending()).await
@@ -365,7 +345,6 @@ impl HostCommand {
 }
 
 /// The state ops reach through `OpState`.
-
 pub(crate) struct ActorState {
     pub commands: Vec<HostCommand>,
     pub shared: Arc<PluginShared>,
