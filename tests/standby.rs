@@ -144,3 +144,30 @@ async fn calls_made_during_a_reload_wait_for_the_new_isolate() {
     assert_eq!(hook.unwrap()["title"], format!("loaded {after}"));
     host.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_host_keeps_a_plain_standby_and_one_with_zod_and_picks_by_the_plugins_imports() {
+    use paseo_plugin_runtime::engine::modules::mentions_host_package;
+    assert!(mentions_host_package(&fixture("with-zod"), &fixture("with-zod/index.server.ts")));
+    assert!(!mentions_host_package(&fixture("env-inject"), &fixture("env-inject/index.server.ts")));
+
+    let host = standby_host(None);
+    host.standby_ready().await;
+    let kinds = |host: &PluginHost| {
+        let mut kinds = host.standbys();
+        kinds.sort();
+        kinds
+    };
+    let held = kinds(&host);
+    assert_eq!(held.len(), 2, "{held:?}");
+    assert!(held[0].is_empty(), "{held:?}");
+    assert!(held[1].len() == 1 && held[1][0].ends_with("/node_modules/zod/index.js"), "{held:?}");
+    // Each load takes the standby of its kind and boots another of that kind.
+    host.load(&fixture("with-zod")).await.unwrap();
+    host.load(&fixture("env-inject")).await.unwrap();
+    assert_eq!(kinds(&host), held);
+    let out = open(&host, open_request()).await.unwrap();
+    assert_eq!((out["env"]["REGION"].as_str(), out["env"]["ZOD"].as_str()), (Some("eu"), Some("world:invalid")));
+    host.shutdown().await;
+    assert!(host.standbys().is_empty());
+}

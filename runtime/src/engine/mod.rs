@@ -152,6 +152,7 @@ pub struct Standby {
     tx: mpsc::UnboundedSender<Message>,
     thread: std::thread::JoinHandle<()>,
     heap_bytes: usize,
+    preload: Vec<ModuleSpecifier>,
     ready: tokio::sync::watch::Receiver<bool>,
 }
 
@@ -160,16 +161,22 @@ impl Standby {
         let (tx, rx) = mpsc::unbounded_channel();
         let (ready_tx, ready) = tokio::sync::watch::channel(false);
         let heap_bytes = engine.heap_bytes;
+        let preload = engine.preload.clone();
         let thread = std::thread::Builder::new()
             .name("plugin:standby".into())
             .spawn(move || thread_main(engine, rx, ready_tx))
             .expect("spawn plugin thread");
-        Standby { tx, thread, heap_bytes, ready }
+        Standby { tx, thread, heap_bytes, preload, ready }
     }
 
     /// The heap cap it was created with; only plugins with the same cap can use it.
     pub fn heap_bytes(&self) -> usize {
         self.heap_bytes
+    }
+
+    /// The host-package modules it evaluates while booting (`EngineConfig::preload`).
+    pub fn preload(&self) -> &[ModuleSpecifier] {
+        &self.preload
     }
 
     /// Resolves once the engine and the host's JS are up (or failed to start); it does not

@@ -48,6 +48,34 @@ const CLIENT_ONLY_SDK: &[&str] = &[
 /// as Paseo's bundler stubs them.
 const CLIENT_STUBS: &[&str] = &["react", "react-native", "@tanstack/react-query", "react/jsx-runtime"];
 
+/// Whether the plugin's own server sources (the entry, `server/`, `shared/`) import zod, the
+/// host-provided package: a hint for which standby isolate to bind (one with zod evaluated
+/// ahead), never a rule. Scans at most 256 files of up to 1 MiB.
+pub fn mentions_host_package(plugin_dir: &Path, entry: &Path) -> bool {
+    fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if out.len() >= 256 {
+                return;
+            }
+            match entry.file_type() {
+                Ok(t) if t.is_dir() && path.file_name().is_some_and(|n| n != "node_modules") => collect(&path, out),
+                Ok(t) if t.is_file() => out.push(path),
+                _ => {}
+            }
+        }
+    }
+    let mut files = vec![entry.to_path_buf()];
+    collect(&plugin_dir.join("server"), &mut files);
+    collect(&plugin_dir.join("shared"), &mut files);
+    files.iter().any(|file| {
+        let code = matches!(file.extension().and_then(|e| e.to_str()), Some("ts" | "tsx" | "mts" | "js" | "jsx" | "mjs"));
+        code && std::fs::metadata(file).is_ok_and(|m| m.len() <= 1 << 20)
+            && std::fs::read_to_string(file).is_ok_and(|text| ["\"zod\"", "'zod'", "\"zod/", "'zod/"].iter().any(|s| text.contains(s)))
+    })
+}
+
 pub fn is_node_builtin(name: &str) -> bool {
     NODE_BUILTINS.contains(&name) || NODE_UNSUPPORTED.contains(&name)
 }

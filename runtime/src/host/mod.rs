@@ -42,10 +42,11 @@ pub struct HostOptions {
     pub daemon: Option<Arc<dyn PaseoDaemon>>,
     /// Base folder of plugin settings and secrets (`<dir>/<plugin id>/`); `None`: unavailable.
     pub settings_dir: Option<PathBuf>,
-    /// Keep one isolate booted ahead (engine and host JS, no plugin) for the next load or
-    /// reload, which then skips the engine's start-up. Costs one idle isolate's memory and a
-    /// background boot after each load. The daemon turns it on; off by default, so that an
-    /// embedder or a test runs nothing it did not ask for.
+    /// Keep isolates booted ahead (engine and host JS, no plugin) for the next load or reload,
+    /// which then skips the engine's start-up: one plain, and one with zod evaluated for plugins
+    /// that import it. Costs two idle isolates' memory and a background boot after each load.
+    /// The daemon turns it on; off by default, so that an embedder or a test runs nothing it
+    /// did not ask for.
     pub standby: bool,
 }
 
@@ -97,6 +98,8 @@ struct Slot {
     limits: Limits,
     isolate: Option<Arc<Isolate>>,
     error: Option<String>,
+    /// Host-provided packages the plugin's code imported when it last loaded.
+    host_packages: Option<Vec<ModuleSpecifier>>,
     /// Set while the plugin reloads; turns `true` once its new isolate is up (or failed).
     restarting: Option<tokio::sync::watch::Receiver<bool>>,
 }
@@ -122,11 +125,11 @@ pub struct PluginHost {
     runtime: Option<tokio::runtime::Handle>,
     /// Open agent sessions and the plugin tools attached to them.
     pub(crate) sessions: crate::tools::Sessions,
-    /// The isolate booted ahead for the next plugin (`HostOptions::standby`).
-    standby: Mutex<Option<Standby>>,
-    /// Host-provided packages the last loaded plugin imported: the next standby evaluates
-    /// them ahead, so that reloading a plugin that uses zod does not import zod again.
-    preload: Mutex<Vec<ModuleSpecifier>>,
+    /// The isolates booted ahead for the next plugins (`HostOptions::standby`), one per kind.
+    standbys: Mutex<Vec<Standby>>,
+    /// The kinds of standby kept, by the host-package modules each evaluates ahead: none, and
+    /// zod's entry when zod is installed.
+    standby_kinds: Vec<Vec<ModuleSpecifier>>,
 }
 
 #[derive(Default)]
@@ -145,16 +148,21 @@ pub const NOTIFICATION_DRAIN: std::time::Duration = std::time::Duration::from_se
 impl PluginHost {
     pub fn new(options: HostOptions) -> Self {
         configure_bytecode_cache(options.bytecode_cache_dir.as_deref());
-        let host = PluginHost {
+        let mut host = PluginHost {
             options,
             slots: Mutex::default(),
             logs: Mutex::default(),
             in_flight: Arc::default(),
             runtime: tokio::runtime::Handle::try_current().ok(),
             sessions: Default::default(),
-            standby: Mutex::default(),
-            preload: Mutex::default(),
+            standbys: Mutex::default(),
+            standby_kinds: Vec::new(),
         };
+        if host.options.standby {
+            let loader = crate::engine::modules::PluginModuleLoader::new(PathBuf::new(), host.options.host_js_dir.clone());
+            let zod = loader.resolve_specifier("zod", "paseo:internal/preload", true).ok();
+            host.standby_kinds = std::iter::once(Vec::new()).chain(zod.map(|url| vec![url])).collect();
+        }
         host.refill_standby();
         host
     }
@@ -169,39 +177,39 @@ impl PluginHost {
         }
     }
 
-    /// Boots a standby isolate if the host keeps one and has none.
+    /// Boots a standby of every kind the host keeps and has none of.
     fn refill_standby(&self) {
-        if !self.options.standby {
-            return;
-        }
-        let mut standby = self.standby.lock().unwrap();
-        if standby.is_none() {
-            let engine = EngineConfig { preload: self.preload.lock().unwrap().clone(), ..self.engine_config(self.options.limits.heap_bytes) };
-            *standby = Some(Standby::spawn(engine));
+        let mut standbys = self.standbys.lock().unwrap();
+        for kind in &self.standby_kinds {
+            if !standbys.iter().any(|s| s.preload() == kind.as_slice()) {
+                let engine = EngineConfig { preload: kind.clone(), ..self.engine_config(self.options.limits.heap_bytes) };
+                standbys.push(Standby::spawn(engine));
+            }
         }
     }
 
-    /// An isolate for this plugin: the standby if there is one with the plugin's heap cap
-    /// (the heap cap is fixed when an isolate is created), else a fresh one.
-    fn isolate_for(&self, binding: Binding) -> Isolate {
+    /// An isolate for this plugin: the standby with the plugin's heap cap (fixed when an
+    /// isolate is created) whose host packages are the ones the plugin wants, else the plain
+    /// one (the plugin then imports its packages itself), else a fresh isolate.
+    fn isolate_for(&self, binding: Binding, wants: &[ModuleSpecifier]) -> Isolate {
         let heap = binding.limits.heap_bytes;
         let standby = {
-            let mut slot = self.standby.lock().unwrap();
-            if slot.as_ref().is_some_and(|s| s.heap_bytes() == heap) {
-                slot.take()
-            } else {
-                None
-            }
+            let mut standbys = self.standbys.lock().unwrap();
+            let pick = |packages: &[ModuleSpecifier]| standbys.iter().position(|s| s.heap_bytes() == heap && s.preload() == packages);
+            pick(wants).or_else(|| pick(&[])).map(|i| standbys.swap_remove(i))
         };
         standby.unwrap_or_else(|| Standby::spawn(self.engine_config(heap))).bind(binding)
     }
 
-    /// Resolves once the standby isolate (if the host keeps one) has booted.
+    /// Resolves once the standby isolates (if the host keeps them) have booted.
     pub async fn standby_ready(&self) {
-        let standby = self.standby.lock().unwrap().as_ref().map(|s| s.ready_signal());
-        if let Some(ready) = standby {
-            ready.await;
-        }
+        let signals: Vec<_> = self.standbys.lock().unwrap().iter().map(|s| s.ready_signal()).collect();
+        futures::future::join_all(signals).await;
+    }
+
+    /// The standby isolates held now, each as the host-package modules it evaluated ahead.
+    pub fn standbys(&self) -> Vec<Vec<String>> {
+        self.standbys.lock().unwrap().iter().map(|s| s.preload().iter().map(|u| u.to_string()).collect()).collect()
     }
 
     fn log_tail(&self, id: &str) -> Arc<LogTail> {
@@ -242,6 +250,7 @@ impl PluginHost {
                     limits: limits.unwrap_or_else(|| self.options.limits.clone()),
                     isolate: None,
                     error: None,
+                    host_packages: None,
                     restarting: None,
                 },
             );
@@ -308,12 +317,22 @@ impl PluginHost {
             host_packages: Arc::default(),
         });
         let load_timeout = limits.load_timeout;
-        let entry = ModuleSpecifier::from_file_path(&entry).map_err(|_| "Invalid entry path".to_string())?;
+        let entry_path = entry;
+        let entry = ModuleSpecifier::from_file_path(&entry_path).map_err(|_| "Invalid entry path".to_string())?;
         let storage_dir = self.options.settings_dir.as_ref().map(|d| d.join(id));
-        let isolate = self.isolate_for(Binding { shared, limits, storage_dir });
+        // Which standby suits the plugin: what it imported last time, else what its sources say.
+        let known = self.slots.lock().unwrap().get(id).and_then(|s| s.host_packages.clone());
+        let wants = known.unwrap_or_else(|| {
+            let hint = !self.standby_kinds.is_empty() && crate::engine::modules::mentions_host_package(directory, &entry_path);
+            self.standby_kinds.iter().find(|k| !k.is_empty() && hint).cloned().unwrap_or_default()
+        });
+        let isolate = self.isolate_for(Binding { shared, limits, storage_dir }, &wants);
         let loaded = isolate.call(CallKind::Load { entry }, load_timeout).await;
         if loaded.is_ok() {
-            *self.preload.lock().unwrap() = isolate.shared.host_packages.lock().unwrap().iter().cloned().collect();
+            let packages = isolate.shared.host_packages.lock().unwrap().iter().cloned().collect();
+            if let Some(slot) = self.slots.lock().unwrap().get_mut(id) {
+                slot.host_packages = Some(packages);
+            }
         }
         // The next standby boots after this load, not alongside it.
         self.refill_standby();
@@ -433,9 +452,9 @@ impl PluginHost {
         for id in ids {
             let _ = self.stop(&id).await;
         }
-        let standby = self.standby.lock().unwrap().take();
-        if let Some(standby) = standby {
-            let _ = tokio::task::spawn_blocking(move || standby.join()).await;
+        let standbys = std::mem::take(&mut *self.standbys.lock().unwrap());
+        if !standbys.is_empty() {
+            let _ = tokio::task::spawn_blocking(move || standbys.into_iter().for_each(Standby::join)).await;
         }
     }
 
