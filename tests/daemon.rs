@@ -158,6 +158,18 @@ fn permission_policy_and_follow_up_and_tools_over_mcp() {
     daemon.cli(&["agent", "send", &id, "run rm -rf canary.txt", "--wait"]);
     assert_eq!(std::fs::read_to_string(repo.join("canary.txt")).unwrap(), "alive");
     daemon.cli(&["agent", "send", &id, "credits", "--wait"]);
+    // The lifecycle plugin answers "out of credits" from its agent.turn.after handler with a
+    // follow-up message, which starts a turn of its own; let it finish before sending more.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let shown = daemon.cli(&["agent", "wait", &id]);
+        let retried = shown["timeline"].as_array().unwrap().iter().any(|i| i["text"] == "RETRY_OK");
+        if retried && shown["status"] != "running" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no follow-up turn: {shown}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     daemon.cli(&["agent", "send", &id, "tool append_workspace_note {\"note\":\"via mcp\"}", "--wait"]);
     let shown = daemon.cli(&["agent", "wait", &id]);
     let texts: Vec<String> = shown["timeline"].as_array().unwrap().iter().map(|i| format!("{}:{}", i["type"].as_str().unwrap(), i["text"].as_str().or(i["error"].as_str()).unwrap_or(""))).collect();

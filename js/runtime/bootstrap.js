@@ -6,13 +6,28 @@ import * as timers from "paseo:internal/timers";
 import { Event, EventTarget, CustomEvent, DOMException, AbortController, AbortSignal } from "paseo:internal/web/events";
 import { TextEncoder, TextDecoder, atob, btoa } from "paseo:internal/web/encoding";
 import { URL, URLSearchParams } from "paseo:internal/web/url";
-import * as fetchApi from "paseo:internal/web/fetch";
-import { Buffer } from "node:buffer";
 import process from "node:process";
-import { ops } from "paseo:internal/core";
+import { ops, lazyModule } from "paseo:internal/core";
 
 function define(name, value) {
   Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+}
+
+// A global whose module is evaluated the first time the global is read (most plugins never
+// touch fetch or Buffer): each isolate then carries only the host code its plugin uses.
+function defineLazy(name, load) {
+  Object.defineProperty(globalThis, name, {
+    get() {
+      const value = load();
+      define(name, value);
+      return value;
+    },
+    set(value) {
+      define(name, value);
+    },
+    configurable: true,
+    enumerable: false,
+  });
 }
 
 const timeOrigin = Date.now() - core.ops.op_timer_now();
@@ -48,13 +63,18 @@ for (const name of ["setTimeout", "setInterval", "setImmediate", "clearTimeout",
 define("structuredClone", (value, options) => core.structuredClone(value, options?.transfer));
 for (const [name, value] of Object.entries({
   Event, EventTarget, CustomEvent, DOMException, AbortController, AbortSignal,
-  TextEncoder, TextDecoder, atob, btoa, URL, URLSearchParams, Buffer, process,
+  TextEncoder, TextDecoder, atob, btoa, URL, URLSearchParams, process,
   performance, crypto, global: globalThis,
 })) {
   define(name, value);
 }
-// fetch and its classes (Request, Response, Headers, ReadableStream, …) as web/fetch.js exports them.
-for (const [name, value] of Object.entries(fetchApi)) define(name, value);
+defineLazy("Buffer", () => lazyModule("node:buffer").Buffer);
+// fetch and its classes, as web/fetch.js exports them.
+const FETCH_GLOBALS = [
+  "fetch", "Request", "Response", "Headers", "FormData", "Blob",
+  "ReadableStream", "ReadableStreamDefaultReader", "ReadableStreamDefaultController",
+];
+for (const name of FETCH_GLOBALS) defineLazy(name, () => lazyModule("paseo:internal/web/fetch")[name]);
 
 await import("paseo:internal/host");
 delete globalThis.Deno;

@@ -27,3 +27,9 @@ import "node:timers";
 import "node:timers/promises";
 import "node:url";
 import "node:util";
+// The builtins the engine evaluates on first use cannot register themselves (host_js.rs `LAZY`).
+import { registerBuiltin } from "paseo:internal/core";
+import * as buffer from "node:buffer";
+import * as util from "node:util";
+registerBuiltin("buffer", buffer);
+registerBuiltin("util", util);

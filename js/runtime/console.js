@@ -1,6 +1,10 @@
 // `console`: every line goes to the plugin's log tail (and `tracing`) through op_host_log.
-import { ops } from "paseo:internal/core";
-import { format, inspect } from "node:util";
+import { ops, lazyModule } from "paseo:internal/core";
+
+// node:util is loaded the first time something is logged.
+let util = null;
+const format = (...args) => (util ??= lazyModule("node:util")).format(...args);
+const inspect = (...args) => (util ??= lazyModule("node:util")).inspect(...args);
 
 const STDOUT = 0, STDERR = 1;
 let indent = "";

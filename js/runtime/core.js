@@ -21,3 +21,15 @@ export function loadedBuiltin(name) {
   const ns = loaded.get(String(name).replace(/^node:/, ""));
   return ns && ("default" in ns ? ns.default : ns);
 }
+
+/**
+ * A host module evaluated on first use (the engine's lazily loaded ESM, see host_js.rs `LAZY`):
+ * its namespace, loaded synchronously. Builtins are registered here, as they cannot register
+ * themselves.
+ */
+export function lazyModule(specifier) {
+  const namespace = core.createLazyLoader(specifier)();
+  if (specifier.startsWith("node:")) registerBuiltin(specifier.slice(5), namespace);
+  return namespace;
+}
+

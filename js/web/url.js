@@ -1,5 +1,8 @@
 // WHATWG URL parsed in Rust by the `url` crate (op_url_parse); URLSearchParams in JS.
-import { ops } from "paseo:internal/core";
+// No imports: web/fetch, evaluated on first use, imports this module, and QuickJS resolves the
+// imports of a late module's dependencies again (see host_js.rs `LAZY`). Bootstrap evaluates
+// this module while `Deno` is still visible.
+const { ops } = globalThis.Deno.core;
 
 function parse(input, base) {
   const parts = ops.op_url_parse(String(input), base === undefined ? undefined : String(base));

@@ -70,3 +70,59 @@ pub fn source(url: &str) -> Option<Cow<'static, str>> {
     }
     None
 }
+
+/// Host modules a plugin often never uses, evaluated only when first reached: `node:util`
+/// (behind `console`), `node:buffer` (the `Buffer` global) and web/fetch (`fetch`, `Request`,
+/// `Response`, …). Registered with deno_core as lazily loaded ESM under their own specifiers, so
+/// an `import` of the same specifier by plugin code gets the same module, whichever comes first.
+/// They must have no imports (and so do not register themselves: `lazyModule` in
+/// js/runtime/core.js and builtins.js do), and the modules they import must have none either:
+/// under QuickJS, linking a module resolves its already-linked dependencies' imports again,
+/// which deno_core's debug builds reject for modules loaded this way. web/fetch's own imports are
+/// never resolved again, since nothing imports web/fetch.
+pub const LAZY: &[&str] = &["node:util", "node:buffer", "paseo:internal/web/fetch"];
+
+/// A host module's code as it is evaluated: each `node:` builtin but the `LAZY` ones registers
+/// its namespace once evaluated (a module may import itself), for synchronous lookups
+/// (`require`, `process.getBuiltinModule`).
+pub fn module_code(url: &str) -> Option<Cow<'static, str>> {
+    let code = source(url)?;
+    Some(match url.strip_prefix("node:").filter(|_| !LAZY.contains(&url)) {
+        Some(name) => Cow::Owned(format!(
+            "{code}\n;import * as __paseoSelf from \"{url}\";\n\
+             import {{ registerBuiltin as __paseoRegister }} from \"paseo:internal/core\";\n\
+             __paseoRegister({name:?}, __paseoSelf);\n"
+        )),
+        None => code,
+    })
+}
+
+pub fn lazy_extension() -> deno_core::Extension {
+    let files: Vec<deno_core::ExtensionFileSource> = LAZY
+        .iter()
+        .map(|url| {
+            let code = module_code(url).expect("lazy host module is embedded");
+            deno_core::ExtensionFileSource::new_computed(url, std::sync::Arc::from(ascii_escaped(&code)))
+        })
+        .collect();
+    deno_core::Extension { name: "paseo_lazy", lazy_loaded_esm_files: std::borrow::Cow::Owned(files), ..Default::default() }
+}
+
+/// deno_core takes extension code as 7-bit ASCII: anything else becomes a `\uXXXX` escape
+/// (UTF-16 units), which means the same character in comments, strings, templates and regular
+/// expressions, where the host's JS has them.
+fn ascii_escaped(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    for c in code.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04X}"));
+            }
+        }
+    }
+    out
+}
+

@@ -450,6 +450,7 @@ impl Actor {
                 crate::node::net::paseo_net::init(),
                 crate::node::fetch::paseo_fetch::init(),
                 crate::sdk::ops::paseo_sdk::init(),
+                host_js::lazy_extension(),
             ],
             create_params: Some(deno_core::v8::CreateParams::default().heap_limits(0, heap)),
             ..Default::default()

@@ -386,19 +386,11 @@ impl ModuleLoader for PluginModuleLoader {
                 let code: String = self.preload.borrow().iter().map(|url| format!("import {:?};\n", url.as_str())).collect();
                 Ok(ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code.into()), specifier, None))
             }
-            "node" | "paseo" => host_js::source(specifier.as_str())
+            "node" | "paseo" => host_js::module_code(specifier.as_str())
                 .map(|code| {
-                    let code = match (specifier.scheme(), code) {
-                        // Each builtin registers its namespace once evaluated (a module may
-                        // import itself), for synchronous lookups.
-                        ("node", code) => deno_core::FastString::from(format!(
-                            "{code}\n;import * as __paseoSelf from \"{specifier}\";\n\
-                             import {{ registerBuiltin as __paseoRegister }} from \"paseo:internal/core\";\n\
-                             __paseoRegister({:?}, __paseoSelf);\n",
-                            specifier.path()
-                        )),
-                        (_, Cow::Borrowed(s)) => deno_core::FastString::from_static(s),
-                        (_, Cow::Owned(s)) => s.into(),
+                    let code = match code {
+                        Cow::Borrowed(s) => deno_core::FastString::from_static(s),
+                        Cow::Owned(s) => s.into(),
                     };
                     ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code), specifier, None)
                 })
