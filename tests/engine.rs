@@ -231,3 +231,15 @@ async fn stack_traces_point_at_the_typescript_source() {
     // Line 5, column 9 of the .ts file: `throw new Error(...)` inside `explode`.
     assert_eq!(out["env"]["FRAME"], format!("at explode (file://{}:5:9)", file.display()));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn globals_loaded_on_first_use_are_the_modules_plugins_import() {
+    let host = host();
+    load_all(&host, &["lazy-globals"]).await;
+    let env = open(&host, open_request()).await.unwrap()["env"].clone();
+    assert_eq!(env["lazyBefore"], "Buffer,fetch,TextEncoder,AbortController", "{env}");
+    for (key, want) in [("bufferSame", "true"), ("buffer", "aGk="), ("encoder", "é"), ("fetchClasses", "true"), ("abort", "false"), ("utilSame", "true"), ("assigned", "true")] {
+        assert_eq!(env[key], want, "{key}: {env}");
+    }
+    assert!(log_lines(&host, "lazy-globals").contains(&"logged { n: 1 }".to_string()), "{:?}", log_lines(&host, "lazy-globals"));
+}

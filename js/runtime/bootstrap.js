@@ -3,8 +3,6 @@
 import { core } from "paseo:internal/core";
 import { console } from "paseo:internal/console";
 import * as timers from "paseo:internal/timers";
-import { Event, EventTarget, CustomEvent, DOMException, AbortController, AbortSignal } from "paseo:internal/web/events";
-import { TextEncoder, TextDecoder, atob, btoa } from "paseo:internal/web/encoding";
 import { URL, URLSearchParams } from "paseo:internal/web/url";
 import process from "node:process";
 import { ops, lazyModule } from "paseo:internal/core";
@@ -61,20 +59,24 @@ for (const name of ["setTimeout", "setInterval", "setImmediate", "clearTimeout",
   define(name, timers[name]);
 }
 define("structuredClone", (value, options) => core.structuredClone(value, options?.transfer));
-for (const [name, value] of Object.entries({
-  Event, EventTarget, CustomEvent, DOMException, AbortController, AbortSignal,
-  TextEncoder, TextDecoder, atob, btoa, URL, URLSearchParams, process,
-  performance, crypto, global: globalThis,
-})) {
+for (const [name, value] of Object.entries({ URL, URLSearchParams, process, performance, crypto, global: globalThis })) {
   define(name, value);
 }
+const events = () => lazyModule("paseo:internal/web/events");
+const encoding = () => lazyModule("paseo:internal/web/encoding");
+for (const name of ["Event", "EventTarget", "CustomEvent", "DOMException", "AbortController", "AbortSignal"]) {
+  defineLazy(name, () => events()[name]);
+}
+for (const name of ["TextEncoder", "TextDecoder", "atob", "btoa"]) defineLazy(name, () => encoding()[name]);
 defineLazy("Buffer", () => lazyModule("node:buffer").Buffer);
 // fetch and its classes, as web/fetch.js exports them.
 const FETCH_GLOBALS = [
   "fetch", "Request", "Response", "Headers", "FormData", "Blob",
   "ReadableStream", "ReadableStreamDefaultReader", "ReadableStreamDefaultController",
 ];
-for (const name of FETCH_GLOBALS) defineLazy(name, () => lazyModule("paseo:internal/web/fetch")[name]);
+// web/fetch's imports must be loaded before it.
+const fetchApi = () => (events(), encoding(), lazyModule("paseo:internal/web/fetch"));
+for (const name of FETCH_GLOBALS) defineLazy(name, () => fetchApi()[name]);
 
 await import("paseo:internal/host");
 delete globalThis.Deno;
