@@ -1,10 +1,15 @@
 // The plugin side of the host: the `server` object handed to `contribute(server)`, hook
 // registration (both API generations), and the one entry point through which the engine
 // invokes plugin code (`invoke`), whose outcome always comes back through op_host_settle.
-import { ops } from "paseo:internal/core";
+import { ops, lazyModule } from "paseo:internal/core";
 import { TOOL } from "paseo:internal/tools";
-import { createPaseoApi, sdkCall, deliver, closeSubscriptions } from "paseo:internal/paseo";
-import { createSettings } from "paseo:internal/settings";
+
+// `context.paseo` (paseo.js) and settings (settings.js) are evaluated the first time a plugin
+// reaches them (host_js.rs `LAZY`): many plugins use neither.
+let sdkModule = null;
+const sdk = () => (sdkModule ??= lazyModule("paseo:internal/paseo"));
+let paseoApi = null;
+const paseo = () => (paseoApi ??= sdk().createPaseoApi());
 
 const CATALOGUE = JSON.parse(ops.op_hook_catalogue());
 const byName = new Map(CATALOGUE.map((h) => [h.name, h]));
@@ -66,7 +71,7 @@ async function runRpc(name, input) {
   if (!entry) throw new Error(`Unknown RPC method: ${name}`);
   const { contract, handler } = entry;
   const parsed = contract?.input?.parseAsync ? await contract.input.parseAsync(input) : input;
-  const result = await handler(parsed, { paseo });
+  const result = await handler(parsed, { paseo: paseo() });
   const output = contract?.output?.parseAsync ? await contract.output.parseAsync(result) : result;
   return JSON.stringify(output === undefined ? null : output);
 }
@@ -81,7 +86,6 @@ function notSupported(member) {
   return () => { throw new Error(`server.${member} is not supported by this Paseo plugin host yet`); };
 }
 
-const paseo = createPaseoApi();
 
 // `server` without the plugin's identity; `load` adds pluginId and dataDirectory.
 const serverApi = {
@@ -118,6 +122,7 @@ const serverApi = {
     if (typeof definition.schema?.safeParse !== "function") throw new Error(`Settings ${id} must provide a zod schema`);
     if (settingsIds.includes(id)) throw new Error(`Duplicate settings: ${id}`);
     settingsIds.push(id);
+    const { createSettings } = lazyModule("paseo:internal/settings");
     const document = createSettings(definition, { registerRpc, log: (line) => ops.op_host_log(1, line) });
     reportRegistrations();
     return document;
@@ -125,7 +130,7 @@ const serverApi = {
   registerProvider: notSupported("registerProvider"),
   addForgeServerProvider: notSupported("addForgeServerProvider"),
   registerUsageSource: notSupported("registerUsageSource"),
-  presence: () => sdkCall("presence"),
+  presence: () => sdk().sdkCall("presence"),
   secrets: Object.freeze({
     get: async (key) => ops.op_secrets_get(String(key)),
     has: async (key) => ops.op_secrets_get(String(key)) !== null,
@@ -136,7 +141,6 @@ const serverApi = {
     },
     delete: async (key) => { ops.op_secrets_delete(String(key)); },
   }),
-  paseo,
 };
 
 // Copies a payload so handlers never share objects with the host or each other. Tool
@@ -269,7 +273,10 @@ async function runTool({ agentId, name, input, agent }, invocation) {
 
 async function load(entryUrl) {
   info = JSON.parse(ops.op_host_plugin_info());
-  const server = Object.freeze({ ...serverApi, pluginId: info.id, dataDirectory: info.dataDirectory ?? undefined });
+  const server = { ...serverApi };
+  Object.defineProperty(server, "paseo", { get: paseo, enumerable: true });
+  Object.assign(server, { pluginId: info.id, dataDirectory: info.dataDirectory ?? undefined });
+  Object.freeze(server);
   const ns = await import(entryUrl);
   const contribute = ns.default;
   if (typeof contribute !== "function") throw new Error("Plugin server bundle must default export a function");
@@ -288,7 +295,7 @@ async function stop() {
   for (const invocation of invocations.values()) invocation.abort(new Error(`Plugin stopped: ${info?.id}`));
   registrations.length = 0;
   reportRegistrations();
-  closeSubscriptions();
+  sdkModule?.closeSubscriptions();
   if (cleanup) {
     try {
       await cleanup();
@@ -326,12 +333,12 @@ class Invocation {
   /** The second argument of hook handlers, `{ paseo, signal }`: the signal made when read. */
   context() {
     const invocation = this;
-    return { paseo, get signal() { return invocation.signal; } };
+    return { get paseo() { return paseo(); }, get signal() { return invocation.signal; } };
   }
   /** The second argument of a tool's `execute`. */
   toolContext(agent) {
     const invocation = this;
-    return { agent, paseo, get signal() { return invocation.signal; } };
+    return { agent, get paseo() { return paseo(); }, get signal() { return invocation.signal; } };
   }
 }
 
@@ -345,7 +352,7 @@ function invoke(id, kind, name, input) {
     else if (kind === "rpc") work = runRpc(name, input);
     else if (kind === "tool") work = runTool(input, invocation).then((r) => JSON.stringify(r));
     else if (kind === "release") work = Promise.resolve(agentTools.delete(name)).then(() => "null");
-    else if (kind === "event") work = deliver(name, input).then(() => "null");
+    else if (kind === "event") work = sdk().deliver(name, input).then(() => "null");
     else if (kind === "load") work = load(name);
     else work = stop();
   } catch (e) {

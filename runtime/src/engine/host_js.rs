@@ -73,20 +73,22 @@ pub fn source(url: &str) -> Option<Cow<'static, str>> {
 
 /// Host modules a plugin often never uses, evaluated only when first reached: `node:util`
 /// (behind `console`), `node:buffer` (the `Buffer` global), web/events (`Event`,
-/// `AbortController`, …), web/encoding (`TextEncoder`, `atob`, …) and web/fetch (`fetch`,
-/// `Request`, `Response`, …). Registered with deno_core as lazily loaded ESM under their own specifiers, so
+/// `AbortController`, …), web/encoding (`TextEncoder`, `atob`, …), web/fetch (`fetch`,
+/// `Request`, `Response`, …), and the host's `context.paseo` and settings. Registered with deno_core as lazily loaded ESM under their own specifiers, so
 /// an `import` of the same specifier by plugin code gets the same module, whichever comes first.
 /// They must have no imports (and so do not register themselves: `lazyModule` in
 /// js/runtime/core.js and builtins.js do), and the modules they import must have none either:
 /// under QuickJS, linking a module resolves its already-linked dependencies' imports again,
 /// which deno_core's debug builds reject for modules loaded this way. web/fetch's own imports are
-/// never resolved again, since nothing imports web/fetch.
+/// never resolved again, since nothing imports web/fetch (nor paseo.js or settings.js).
 pub const LAZY: &[&str] = &[
     "node:util",
     "node:buffer",
     "paseo:internal/web/events",
     "paseo:internal/web/encoding",
     "paseo:internal/web/fetch",
+    "paseo:internal/paseo",
+    "paseo:internal/settings",
 ];
 
 /// A host module's code as it is evaluated: each `node:` builtin but the `LAZY` ones registers
