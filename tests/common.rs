@@ -49,3 +49,24 @@ pub fn agent() -> Value {
 pub fn log_lines(host: &PluginHost, id: &str) -> Vec<String> {
     host.logs(id).into_iter().map(|e| e.message).collect()
 }
+
+/// Names of this process's threads (as /proc shows them: at most 15 bytes), sorted.
+pub fn threads() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .map(|n| n.trim_end().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Waits up to 5 s for `done` (threads that were told to end leave /proc a moment later).
+pub fn settle(done: impl Fn() -> bool) -> bool {
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    while !done() && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    done()
+}
+

@@ -251,26 +251,6 @@ async fn calls_pending_in_a_plugin_whose_isolate_dies_fail_with_the_reason() {
     host.shutdown().await;
 }
 
-/// Names of this process's threads (as /proc shows them: at most 15 bytes).
-fn threads() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
-        .map(|n| n.trim_end().to_string())
-        .collect();
-    names.sort();
-    names
-}
-
-/// Waits up to 5 s for `done` (threads that were told to end leave /proc a moment later).
-fn settle(done: impl Fn() -> bool) -> bool {
-    let until = Instant::now() + Duration::from_secs(5);
-    while !done() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    done()
-}
-
 // "plugin:reloader" is also what /proc shows for its watchdog ("plugin:reloader:watchdog").
 const RELOADER_THREAD: &str = "plugin:reloader";
 

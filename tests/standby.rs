@@ -4,7 +4,7 @@
 mod common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
 use paseo_plugin_runtime::{HostOptions, Limits, PluginHost, PluginStatus};
@@ -13,24 +13,9 @@ fn standby_host(settings: Option<&Path>) -> PluginHost {
     PluginHost::new(HostOptions { standby: true, settings_dir: settings.map(Path::to_path_buf), ..HostOptions::default() })
 }
 
-/// Thread names of this process that start with `prefix` (as /proc shows them: 15 bytes).
+/// Thread names of this process that start with `prefix`.
 fn threads_named(prefix: &str) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
-        .map(|n| n.trim_end().to_string())
-        .filter(|n| n.starts_with(prefix))
-        .collect();
-    names.sort();
-    names
-}
-
-fn settle(done: impl Fn() -> bool) -> bool {
-    let until = Instant::now() + Duration::from_secs(5);
-    while !done() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    done()
+    threads().into_iter().filter(|n| n.starts_with(prefix)).collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]
