@@ -38,6 +38,15 @@ pub fn open_request() -> Value {
     })
 }
 
+/// An `agent.open.before` request for `agent` in `cwd` that the tool-kit fixture attaches tools to.
+pub fn open_with_tools(agent: &str, cwd: &str) -> Value {
+    let mut request = open_request();
+    request["agentId"] = json!(agent);
+    request["cwd"] = json!(cwd);
+    request["labels"] = json!({ "tools": "on" });
+    request
+}
+
 pub async fn open(host: &PluginHost, request: Value) -> Result<Value, String> {
     host.run_hook("agent.open.before", request, &OpenContext::default()).await.map_err(|e| e.to_string())
 }

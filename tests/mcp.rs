@@ -20,14 +20,6 @@ const ABORTED: &str = "tool signal aborted: The call was cancelled";
 /// Long enough for a `slow` call to be running in the plugin.
 const STARTED: Duration = Duration::from_millis(300);
 
-fn open_with_tools(agent: &str, cwd: &str) -> Value {
-    let mut request = open_request();
-    request["agentId"] = json!(agent);
-    request["cwd"] = json!(cwd);
-    request["labels"] = json!({ "tools": "on" });
-    request
-}
-
 async fn setup(cwd: &str) -> (Arc<PluginHost>, McpServer) {
     let host = Arc::new(host());
     load_all(&host, &["tool-kit"]).await;

@@ -9,14 +9,6 @@ use common::*;
 use paseo_plugin_runtime::{PluginHost, ToolError, ToolResult};
 use serde_json::{json, Value};
 
-fn open_with_tools(agent: &str, cwd: &str) -> Value {
-    let mut request = open_request();
-    request["agentId"] = json!(agent);
-    request["cwd"] = json!(cwd);
-    request["labels"] = json!({ "tools": "on" });
-    request
-}
-
 async fn call(host: &PluginHost, agent: &str, name: &str, input: Value) -> Result<ToolResult, ToolError> {
     host.call_tool(agent, name, input, std::future::pending()).await
 }
