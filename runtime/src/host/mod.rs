@@ -102,6 +102,23 @@ struct Slot {
     host_packages: Option<Vec<ModuleSpecifier>>,
     /// Set while the plugin reloads; turns `true` once its new isolate is up (or failed).
     restarting: Option<tokio::sync::watch::Receiver<bool>>,
+    /// Notifications emitted while the plugin reloads, in order, for its new isolate.
+    held: Vec<Held>,
+}
+
+/// A notification kept for a reloading plugin: (hook, event as JSON).
+type Held = (&'static str, Arc<str>);
+
+/// At most this many notifications are kept for one reloading plugin; later ones are dropped
+/// with a log line (a reload lasts milliseconds, or at most its stop and load timeouts).
+pub const HELD_NOTIFICATIONS: usize = 10_000;
+
+impl Slot {
+    /// The slot's running isolate, if it is healthy and currently registers `hook`.
+    fn subscriber(&self, hook: &str) -> Option<&Arc<Isolate>> {
+        let iso = self.isolate.as_ref().filter(|i| i.is_alive() && i.shared.fatal.lock().unwrap().is_none())?;
+        iso.shared.registrations.lock().unwrap().has_hook(hook).then_some(iso)
+    }
 }
 
 /// Per-open facts the daemon supplies to `agent.open.before`.
@@ -252,6 +269,7 @@ impl PluginHost {
                     error: None,
                     host_packages: None,
                     restarting: None,
+                    held: Vec::new(),
                 },
             );
         }
@@ -404,10 +422,24 @@ impl PluginHost {
             self.start(id, None).await
         }
         .await;
-        if let Some(slot) = self.slots.lock().unwrap().get_mut(id) {
+        // Under the lock that `notify_json` queues under, so that nothing emitted later
+        // overtakes what was held.
+        let delivered = self.slots.lock().unwrap().get_mut(id).map(|slot| {
             slot.restarting = None;
-        }
+            let held = std::mem::take(&mut slot.held);
+            let iso = slot.isolate.clone();
+            let timeout = slot.limits.hook_timeout;
+            held.into_iter()
+                .filter_map(|(hook, payload)| {
+                    let iso = iso.as_ref().filter(|_| slot.subscriber(hook).is_some())?;
+                    Some((hook, iso.clone(), iso.send(CallKind::Hook { hook: hook.to_string(), input: payload.to_string() }, timeout)))
+                })
+                .collect::<Vec<_>>()
+        });
         let _ = done.send(true);
+        if let Some(calls) = delivered.filter(|c| !c.is_empty()) {
+            self.log_notification_failures(calls);
+        }
         result
     }
 
@@ -510,10 +542,7 @@ impl PluginHost {
             .lock()
             .unwrap()
             .iter()
-            .filter_map(|(id, slot)| {
-                let iso = slot.isolate.as_ref().filter(|i| i.is_alive() && i.shared.fatal.lock().unwrap().is_none())?;
-                iso.shared.registrations.lock().unwrap().has_hook(hook).then(|| (id.clone(), iso.clone(), slot.limits.clone()))
-            })
+            .filter_map(|(id, slot)| slot.subscriber(hook).map(|iso| (id.clone(), iso.clone(), slot.limits.clone())))
             .collect()
     }
 
@@ -523,10 +552,8 @@ impl PluginHost {
     pub async fn run_hook(&self, hook: &str, input: Value, open: &OpenContext) -> Result<Value, HookError> {
         let spec = hooks::catalogue().get(hook).ok_or_else(|| HookError::UnknownHook(hook.to_string()))?;
         hooks::validate::check_input(spec, &input).map_err(|message| HookError::InvalidInput { hook: hook.into(), message })?;
-        if spec.waiting {
-            // A plugin being reloaded takes part with its new code rather than being skipped.
-            self.wait_for_restarts(None).await;
-        }
+        // A plugin being reloaded takes part with its new code rather than being skipped.
+        self.wait_for_restarts(None).await;
         let subscribers = self.subscribers(hook);
         if !spec.waiting {
             let calls = subscribers.into_iter().map(|(id, iso, limits)| {
@@ -557,7 +584,8 @@ impl PluginHost {
     }
 
     /// Fires a notification without waiting; failures are logged under each plugin. Shutdown
-    /// waits up to 5 s for the notifications still running.
+    /// waits up to 5 s for the notifications still running. A plugin being reloaded gets it
+    /// from its new isolate, after what was emitted before (if its new code still listens).
     pub fn notify_json(self: &Arc<Self>, hook: &str, event: Value) {
         let Some(spec) = hooks::catalogue().get(hook) else {
             tracing::warn!(target: "paseo::host", "Unknown hook: {hook}");
@@ -567,28 +595,44 @@ impl PluginHost {
             tracing::warn!(target: "paseo::host", "{message}");
             return;
         }
-        // Queued now, so each plugin sees notifications in the order they were emitted.
-        let payload = event.to_string();
-        let calls: Vec<_> = self
-            .subscribers(hook)
-            .into_iter()
-            .map(|(_, iso, limits)| {
-                let outcome = iso.send(CallKind::Hook { hook: hook.to_string(), input: payload.clone() }, limits.hook_timeout);
-                (iso, outcome)
-            })
-            .collect();
+        let hook: &'static str = spec.name.as_str();
+        let payload: Arc<str> = Arc::from(event.to_string());
+        // Queued now, under the slots lock, so each plugin sees notifications in the order
+        // they were emitted, across reloads too.
+        let mut calls = Vec::new();
+        for (id, slot) in self.slots.lock().unwrap().iter_mut() {
+            if slot.restarting.is_some() {
+                if slot.held.len() < HELD_NOTIFICATIONS {
+                    slot.held.push((hook, payload.clone()));
+                } else if let Some(logs) = self.logs.lock().unwrap().get(id) {
+                    logs.write(Stream::Stderr, &format!("Lifecycle hook {hook} dropped: more than {HELD_NOTIFICATIONS} notifications held during a reload"));
+                }
+            } else if let Some(iso) = slot.subscriber(hook) {
+                let outcome = iso.send(CallKind::Hook { hook: hook.to_string(), input: payload.to_string() }, slot.limits.hook_timeout);
+                calls.push((hook, iso.clone(), outcome));
+            }
+        }
+        if !calls.is_empty() {
+            self.log_notification_failures(calls);
+        }
+    }
+
+    /// Awaits queued notifications in the background, logging failures under their plugin.
+    fn log_notification_failures<F>(&self, calls: Vec<(&'static str, Arc<Isolate>, F)>)
+    where
+        F: std::future::Future<Output = Result<String, CallError>> + Send + 'static,
+    {
         self.in_flight.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let host = self.clone();
-        let hook = hook.to_string();
+        let in_flight = self.in_flight.clone();
         tokio::spawn(async move {
-            for (iso, outcome) in calls {
+            for (hook, iso, outcome) in calls {
                 if let Err(e) = outcome.await {
                     let message = call_error_message(&iso.shared.id, e);
                     iso.shared.logs.write(Stream::Stderr, &format!("Lifecycle hook {hook} failed: {message}"));
                 }
             }
-            if host.in_flight.count.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
-                host.in_flight.idle.notify_waiters();
+            if in_flight.count.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+                in_flight.idle.notify_waiters();
             }
         });
     }
