@@ -209,27 +209,54 @@ async function runRequestHook(hook, request, handlers, context, invocation) {
   return wire ?? "";
 }
 
-async function runHook(hook, input, invocation) {
-  const context = invocation.context();
+function handlersOf(hook) {
   const handlers = [];
   for (const r of registrations) if (r.hook === hook.name) handlers.push(r.fn);
-  if (hook.returnsRequest) return runRequestHook(hook, input.request, handlers, context, invocation);
-  for (let i = 0; i < handlers.length; i++) {
-    // Each handler gets its own copy, except the last, which can have the parsed payload.
-    const event = i === handlers.length - 1 ? input : detach(input);
+  return handlers;
+}
+
+const isThenable = (v) => v !== null && (typeof v === "object" || typeof v === "function") && typeof v.then === "function";
+
+// Event hooks (notifications, and the waiting `worktree.create.after`): handlers run one after
+// another, each with its own copy of the event but the last, which can have the parsed payload.
+// This stays synchronous for as long as handlers return no promise, and otherwise continues when
+// the handler's promise settles, so the host adds no promise of its own to a notification.
+// A notification's handler failure is logged and the next handler runs; a waiting hook fails
+// with it.
+function runEventHook(id, hook, input, invocation) {
+  const handlers = handlersOf(hook);
+  const context = invocation.context();
+  let i = 0;
+  // Whether the failure ends the invocation.
+  const failed = (e) => {
     if (hook.waiting) {
-      invocation.throwIfAborted();
-      await handlers[i](event, context);
-    } else {
-      if (invocation.aborted) break;
+      settle(id, false, message(e));
+      return true;
+    }
+    ops.op_host_log(1, `Lifecycle hook ${hook.name} failed: ${message(e)}`);
+    return false;
+  };
+  const next = () => {
+    while (i < handlers.length) {
+      if (invocation.aborted) {
+        if (hook.waiting) return settle(id, false, message(invocation.reason));
+        break;
+      }
+      let result;
       try {
-        await handlers[i](event, context);
+        const event = i === handlers.length - 1 ? input : detach(input);
+        result = handlers[i++](event, context);
+        if (isThenable(result)) {
+          result.then(next, (e) => failed(e) || next());
+          return;
+        }
       } catch (e) {
-        ops.op_host_log(1, `Lifecycle hook ${hook.name} failed: ${message(e)}`);
+        if (failed(e)) return;
       }
     }
-  }
-  return "null";
+    settle(id, true, "null");
+  };
+  next();
 }
 
 // Why a value is not JSON, or null when it is.
@@ -342,14 +369,22 @@ class Invocation {
   }
 }
 
+function settle(id, ok, payload) {
+  invocations.delete(id);
+  ops.op_host_settle(id, ok, payload);
+}
+
 /** Starts invocation `id`; its outcome is reported through op_host_settle. */
 function invoke(id, kind, name, input) {
   const invocation = new Invocation();
   invocations.set(id, invocation);
   let work;
   try {
-    if (kind === "hook") work = runHook(byName.get(name), input, invocation);
-    else if (kind === "rpc") work = runRpc(name, input);
+    if (kind === "hook") {
+      const hook = byName.get(name);
+      if (!hook.returnsRequest) return runEventHook(id, hook, input, invocation);
+      work = runRequestHook(hook, input.request, handlersOf(hook), invocation.context(), invocation);
+    } else if (kind === "rpc") work = runRpc(name, input);
     else if (kind === "tool") work = runTool(input, invocation).then((r) => JSON.stringify(r));
     else if (kind === "release") work = Promise.resolve(agentTools.delete(name)).then(() => "null");
     else if (kind === "event") work = sdk().deliver(name, input).then(() => "null");
@@ -358,10 +393,7 @@ function invoke(id, kind, name, input) {
   } catch (e) {
     work = Promise.reject(e);
   }
-  work.then(
-    (payload) => { invocations.delete(id); ops.op_host_settle(id, true, payload); },
-    (e) => { invocations.delete(id); ops.op_host_settle(id, false, message(e)); },
-  );
+  work.then((payload) => settle(id, true, payload), (e) => settle(id, false, message(e)));
 }
 
 /** Aborts the signal of an invocation the engine gave up on (deadline passed). */
