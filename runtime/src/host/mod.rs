@@ -560,7 +560,8 @@ impl PluginHost {
                 let payload = input.to_string();
                 async move {
                     let call = CallKind::Hook { hook: hook.to_string(), input: payload };
-                    if let Err(e) = iso.call(call, limits.hook_timeout).await {
+                    // `send`, not `call`: nothing here is worth spinning for an answer.
+                    if let Err(e) = iso.send(call, limits.hook_timeout).await {
                         let message = call_error_message(&id, e);
                         iso.shared.logs.write(Stream::Stderr, &format!("Lifecycle hook {hook} failed: {message}"));
                     }
