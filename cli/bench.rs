@@ -237,6 +237,10 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
         "js_heap_kb_per_plugin": heap_kb,
         "before_rtt_us_p50": round(pct(&lat, 0.5), 1),
         "before_rtt_us_p99": round(pct(&lat, 0.99), 1),
+        // The tail in more detail (host.mjs prints p50 and p99 only).
+        "before_rtt_us_p90": round(pct(&lat, 0.9), 1),
+        "before_rtt_us_p999": round(pct(&lat, 0.999), 1),
+        "before_rtt_us_max": round(pct(&lat, 1.0), 1),
         "events_per_s": events_per_s.round() as u64,
         // false: the plugin has no agent.turn.before handler, so the host skips it without
         // entering JS (the Node anchor still makes the IPC round trip to its child).

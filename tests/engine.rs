@@ -238,8 +238,18 @@ async fn globals_loaded_on_first_use_are_the_modules_plugins_import() {
     load_all(&host, &["lazy-globals"]).await;
     let env = open(&host, open_request()).await.unwrap()["env"].clone();
     assert_eq!(env["lazyBefore"], "Buffer,fetch,TextEncoder,AbortController", "{env}");
-    for (key, want) in [("bufferSame", "true"), ("buffer", "aGk="), ("encoder", "é"), ("fetchClasses", "true"), ("abort", "false"), ("utilSame", "true"), ("assigned", "true")] {
+    for (key, want) in [("bufferSame", "true"), ("buffer", "aGk="), ("encoder", "é"), ("fetchClasses", "true"), ("abort", "false"), ("utilSame", "true"), ("processEvents", "true"), ("assigned", "true")] {
         assert_eq!(env[key], want, "{key}: {env}");
     }
     assert!(log_lines(&host, "lazy-globals").contains(&"logged { n: 1 }".to_string()), "{:?}", log_lines(&host, "lazy-globals"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn process_becomes_an_event_emitter_on_first_use() {
+    let host = host();
+    load_all(&host, &["process-events"]).await;
+    let env = open(&host, open_request()).await.unwrap()["env"].clone();
+    for (key, want) in [("plainBefore", "true"), ("got", "7"), ("emitted", "true"), ("isEmitter", "true"), ("count", "1"), ("builtin", "true")] {
+        assert_eq!(env[key], want, "{key}: {env}");
+    }
 }

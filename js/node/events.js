@@ -462,4 +462,8 @@ Object.assign(EventEmitter, {
   addAbortListener,
 });
 
+// `process` becomes an EventEmitter when this module is first evaluated (it is loaded on first
+// use, see js/node/process.js), whoever loads it: a plugin's import or process.on(...).
+globalThis[Symbol.for("paseo.process.becomeEmitter")]?.(EventEmitter);
+
 export default EventEmitter;

@@ -1,6 +1,5 @@
 // `process` (global and `node:process`): the daemon's environment as the plugin inherits it.
-import { core, ops, unsupported, loadedBuiltin } from "paseo:internal/core";
-import { EventEmitter } from "node:events";
+import { core, ops, unsupported, loadedBuiltin, lazyModule } from "paseo:internal/core";
 
 const info = ops.op_process_info();
 
@@ -15,7 +14,32 @@ function hrtime(previous) {
 }
 hrtime.bigint = () => BigInt(Math.round(ops.op_timer_now() * 1e6));
 
-const process = new EventEmitter();
+// `process` is an EventEmitter, as in Node, but node:events is evaluated on first use (most
+// plugins never listen on process): until then its emitter methods are stand-ins that load
+// node:events, whose evaluation turns `process` into an EventEmitter (prototype and state), and
+// then run the real method.
+const EMITTER_METHODS = [
+  "on", "once", "off", "emit", "addListener", "removeListener", "removeAllListeners", "prependListener",
+  "prependOnceListener", "listeners", "rawListeners", "listenerCount", "eventNames", "setMaxListeners", "getMaxListeners",
+];
+const process = {};
+const becomeEmitter = Symbol.for("paseo.process.becomeEmitter");
+Object.defineProperty(globalThis, becomeEmitter, {
+  value(EventEmitter) {
+    delete globalThis[becomeEmitter];
+    for (const name of EMITTER_METHODS) delete process[name];
+    Object.setPrototypeOf(process, EventEmitter.prototype);
+    EventEmitter.call(process);
+  },
+  configurable: true,
+});
+for (const name of EMITTER_METHODS) {
+  Object.defineProperty(process, name, {
+    value: { [name](...args) { lazyModule("node:events"); return process[name](...args); } }[name],
+    writable: true,
+    configurable: true,
+  });
+}
 Object.assign(process, {
   env: { ...info.env },
   argv: [info.execPath, "index.server.ts"],
@@ -50,12 +74,19 @@ Object.assign(process, {
     const name = String(id).replace(/^node:/, "");
     const face = loadedBuiltin(name);
     if (face !== undefined) return face;
-    if (core.ops.op_node_builtins().includes(name)) {
-      // The engine cannot load a module synchronously; an import anywhere in the plugin loads it.
-      throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not loaded yet; import it in the plugin first (this host cannot load builtins synchronously)`);
+    switch (core.ops.op_node_builtin_kind(name)) {
+      case 3:
+        lazyModule(`node:${name}`);
+        return loadedBuiltin(name);
+      case 2:
+        // The engine cannot load a module with imports synchronously; an import anywhere in
+        // the plugin loads it.
+        throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not loaded yet; import it in the plugin first (this host cannot load builtins synchronously)`);
+      case 1:
+        throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not supported by the Paseo plugin host yet`);
+      default:
+        return undefined;
     }
-    if (core.ops.op_node_is_builtin(name)) throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not supported by the Paseo plugin host yet`);
-    return undefined;
   },
   stdout: { write: (s) => { console.log(String(s).replace(/\n$/, "")); return true; }, isTTY: false },
   stderr: { write: (s) => { console.error(String(s).replace(/\n$/, "")); return true; }, isTTY: false },

@@ -30,6 +30,8 @@ import "node:util";
 // The builtins the engine evaluates on first use cannot register themselves (host_js.rs `LAZY`).
 import { registerBuiltin } from "paseo:internal/core";
 import * as buffer from "node:buffer";
+import * as events from "node:events";
 import * as util from "node:util";
 registerBuiltin("buffer", buffer);
+registerBuiltin("events", events);
 registerBuiltin("util", util);

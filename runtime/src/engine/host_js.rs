@@ -71,9 +71,10 @@ pub fn source(url: &str) -> Option<Cow<'static, str>> {
     None
 }
 
-/// Host modules a plugin often never uses, evaluated only when first reached: `node:util`
-/// (behind `console`), `node:buffer` (the `Buffer` global), web/events (`Event`,
-/// `AbortController`, …), web/encoding (`TextEncoder`, `atob`, …), web/fetch (`fetch`,
+/// Host modules a plugin often never uses, evaluated only when first reached: `node:events`
+/// (behind `process.on`, see js/node/process.js), `node:util` (behind `console`), `node:buffer`
+/// (the `Buffer` global), web/events (`Event`, `AbortController`, …), web/encoding
+/// (`TextEncoder`, `atob`, …), web/fetch (`fetch`,
 /// `Request`, `Response`, …), and the host's `context.paseo` and settings. Registered with deno_core as lazily loaded ESM under their own specifiers, so
 /// an `import` of the same specifier by plugin code gets the same module, whichever comes first.
 /// They must have no imports (and so do not register themselves: `lazyModule` in
@@ -82,6 +83,7 @@ pub fn source(url: &str) -> Option<Cow<'static, str>> {
 /// which deno_core's debug builds reject for modules loaded this way. web/fetch's own imports are
 /// never resolved again, since nothing imports web/fetch (nor paseo.js or settings.js).
 pub const LAZY: &[&str] = &[
+    "node:events",
     "node:util",
     "node:buffer",
     "paseo:internal/web/events",

@@ -249,10 +249,21 @@ fn op_node_builtins() -> Vec<&'static str> {
     crate::engine::modules::NODE_BUILTINS.to_vec()
 }
 
-/// Whether `name` is a Node builtin at all (implemented here or not).
+/// What `name` is to `process.getBuiltinModule`: 0 not a Node builtin, 1 a builtin this host
+/// lacks, 2 implemented, 3 implemented and evaluated on first use (host_js.rs `LAZY`), which
+/// can be loaded synchronously.
 #[op2(fast)]
-fn op_node_is_builtin(#[string] name: &str) -> bool {
-    crate::engine::modules::is_node_builtin(name)
+fn op_node_builtin_kind(#[string] name: &str) -> u32 {
+    use crate::engine::{host_js, modules};
+    if host_js::LAZY.iter().any(|url| url.strip_prefix("node:") == Some(name)) {
+        3
+    } else if modules::NODE_BUILTINS.contains(&name) {
+        2
+    } else if modules::is_node_builtin(name) {
+        1
+    } else {
+        0
+    }
 }
 
 #[op2(fast)]
@@ -271,7 +282,7 @@ deno_core::extension!(
         op_url_set,
         op_crypto_fill_random,
         op_node_builtins,
-        op_node_is_builtin,
+        op_node_builtin_kind,
         fs::op_fs_read,
         fs::op_fs_write,
         fs::op_fs_stat,
