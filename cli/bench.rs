@@ -14,15 +14,15 @@ use serde_json::{json, Value};
 const USAGE: &str = "\
 usage: paseo bench --plugin DIR [--plugins N] [--iterations M] [--events K] [--hook NAME]
                    [--tool NAME [--tool-input JSON]]
-                   [--bytecode-cache DIR] [--no-standby] [--json]
+                   [--bytecode-cache DIR] [--no-standby] [--spin-us N] [--json]
   Loads N copies of the plugin (ids <manifest-id>-<i>) into one host and prints one JSON
   object: cold_start_ms_per_plugin, rss_kb_per_plugin, before_rtt_us_p50/p99 (200 warm-up
   then M waiting-hook calls on the first copy), events_per_s (K agent.turn.before
   notifications fired together), reload_ms (median of 10 reloads of the first copy).
   The host keeps a standby isolate as the daemon does (each load or reload binds the isolate
   booted ahead, then the next one boots); timings start once it is ready. --no-standby boots
-  every isolate on demand.
-  Defaults: N=1, M=2000, K=5000, HOOK=agent.open.before, bytecode cache off.";
+  every isolate on demand. --spin-us sets HostOptions::spin (0: threads sleep at once).
+  Defaults: N=1, M=2000, K=5000, HOOK=agent.open.before, bytecode cache off, spin 100 µs.";
 
 #[derive(Clone)]
 struct Options {
@@ -36,6 +36,7 @@ struct Options {
     tool_input: serde_json::Value,
     bytecode_cache: Option<PathBuf>,
     standby: bool,
+    spin: std::time::Duration,
     json: bool,
 }
 
@@ -50,6 +51,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         tool_input: json!({}),
         bytecode_cache: None,
         standby: true,
+        spin: paseo_plugin_runtime::engine::SPIN,
         json: false,
     };
     let mut it = args.iter();
@@ -71,6 +73,10 @@ fn parse(args: &[&str]) -> Result<Options, String> {
             }
             "--json" => o.json = true,
             "--no-standby" => o.standby = false,
+            "--spin-us" => {
+                let us = it.next().and_then(|s| s.parse().ok()).ok_or(format!("--spin-us needs a number of microseconds\n{USAGE}"))?;
+                o.spin = std::time::Duration::from_micros(us);
+            }
             other => return Err(format!("unknown bench argument: {other}\n{USAGE}")),
         }
     }
@@ -122,7 +128,7 @@ pub async fn run(args: &[&str]) -> Result<ExitCode, String> {
     // The bench decides the cache, not the caller's environment (the engine reads it once).
     std::env::remove_var("V82JSC_BC_CACHE_DIR");
     std::env::remove_var("V82JSC_NO_BC_CACHE");
-    let host = Arc::new(PluginHost::new(HostOptions { bytecode_cache_dir: o.bytecode_cache.clone(), standby: o.standby, ..HostOptions::default() }));
+    let host = Arc::new(PluginHost::new(HostOptions { bytecode_cache_dir: o.bytecode_cache.clone(), standby: o.standby, spin: o.spin, ..HostOptions::default() }));
     // Measured from a task on the runtime's workers, where a daemon dispatches hooks, not from
     // the thread blocked in `block_on` (a parked main thread adds ~50 µs to each round trip here).
     let outcome = {
@@ -138,6 +144,7 @@ pub async fn run(args: &[&str]) -> Result<ExitCode, String> {
     fields.insert("plugins".into(), json!(o.plugins));
     fields.insert("bytecode_cache".into(), json!(bytecode_cache));
     fields.insert("standby".into(), json!(o.standby));
+    fields.insert("spin_us".into(), json!(o.spin.as_micros() as u64));
     if o.json {
         println!("{result}");
     } else {

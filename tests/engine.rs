@@ -4,7 +4,8 @@
 mod common;
 
 use common::*;
-use paseo_plugin_runtime::{PluginStatus, Stream};
+use paseo_plugin_runtime::{HostOptions, PluginHost, PluginStatus, Stream};
+use std::time::Duration;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -253,3 +254,12 @@ async fn process_becomes_an_event_emitter_on_first_use() {
         assert_eq!(env[key], want, "{key}: {env}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_host_that_never_spins_answers_the_same() {
+    let host = PluginHost::new(HostOptions { spin: Duration::ZERO, ..HostOptions::default() });
+    load_all(&host, &["env-inject"]).await;
+    let out = open(&host, open_request()).await.unwrap();
+    assert_eq!(out["env"]["CWD_BASE"], "shop", "{out}");
+}
+

@@ -121,6 +121,7 @@ pub struct Isolate {
     next_token: std::sync::atomic::AtomicU64,
     pub shared: Arc<PluginShared>,
     thread: Option<std::thread::JoinHandle<()>>,
+    spin: Duration,
 }
 
 /// What every isolate of a host shares, known before a plugin is chosen: a standby isolate
@@ -135,6 +136,9 @@ pub struct EngineConfig {
     pub runtime: Option<tokio::runtime::Handle>,
     /// Host-provided package modules to evaluate while booting (see `PluginShared::host_packages`).
     pub preload: Vec<ModuleSpecifier>,
+    /// How long the isolate's thread, and a caller waiting for an answer, keep looking before
+    /// they sleep (`SPIN`); zero never spins.
+    pub spin: Duration,
 }
 
 /// The plugin an isolate serves.
@@ -154,6 +158,7 @@ pub struct Standby {
     heap_bytes: usize,
     preload: Vec<ModuleSpecifier>,
     ready: tokio::sync::watch::Receiver<bool>,
+    spin: Duration,
 }
 
 impl Standby {
@@ -162,11 +167,12 @@ impl Standby {
         let (ready_tx, ready) = tokio::sync::watch::channel(false);
         let heap_bytes = engine.heap_bytes;
         let preload = engine.preload.clone();
+        let spin = engine.spin;
         let thread = std::thread::Builder::new()
             .name("plugin:standby".into())
             .spawn(move || thread_main(engine, rx, ready_tx))
             .expect("spawn plugin thread");
-        Standby { tx, thread, heap_bytes, preload, ready }
+        Standby { tx, thread, heap_bytes, preload, ready, spin }
     }
 
     /// The heap cap it was created with; only plugins with the same cap can use it.
@@ -193,7 +199,7 @@ impl Standby {
     pub fn bind(self, binding: Binding) -> Isolate {
         let shared = binding.shared.clone();
         let _ = self.tx.send(Message::Bind(Box::new(binding)));
-        Isolate { tx: self.tx, next_token: Default::default(), shared, thread: Some(self.thread) }
+        Isolate { tx: self.tx, next_token: Default::default(), shared, thread: Some(self.thread), spin: self.spin }
     }
 
     /// Ends an unused standby and waits for its thread (dropping it ends the thread too, without
@@ -260,7 +266,7 @@ impl Isolate {
         // A small call is answered within `SPIN` more often than not; looking for the answer
         // that long saves this task a wake-up (the isolate's thread does the same for calls).
         let mut early = None;
-        spin_until(|| match rx.try_recv() {
+        spin_until(self.spin, || match rx.try_recv() {
             Err(oneshot::error::TryRecvError::Empty) => false,
             answered => {
                 early = Some(answered.map_err(|_| ()));
@@ -346,9 +352,12 @@ pub(crate) struct Pending {
 /// small hook call itself. Spinning this long costs at most that much CPU per call.
 pub const SPIN: Duration = Duration::from_micros(100);
 
-/// Spins for up to `SPIN` until `ready` holds, yielding the CPU now and then so that other
+/// Spins for up to `limit` until `ready` holds, yielding the CPU now and then so that other
 /// runnable threads are not held up. Returns whether `ready` held.
-pub(crate) fn spin_until(mut ready: impl FnMut() -> bool) -> bool {
+pub(crate) fn spin_until(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
+    if limit.is_zero() {
+        return ready();
+    }
     let start = Instant::now();
     let mut turns = 0u32;
     loop {
@@ -357,7 +366,7 @@ pub(crate) fn spin_until(mut ready: impl FnMut() -> bool) -> bool {
         }
         turns += 1;
         if turns % 64 == 0 {
-            if start.elapsed() >= SPIN {
+            if start.elapsed() >= limit {
                 return false;
             }
             std::thread::yield_now();
@@ -367,9 +376,9 @@ pub(crate) fn spin_until(mut ready: impl FnMut() -> bool) -> bool {
     }
 }
 
-/// Before an isolate's thread sleeps: whether a message arrived within `SPIN`.
-fn spin_for_message(rx: &mpsc::UnboundedReceiver<Message>) -> bool {
-    spin_until(|| !rx.is_empty() || rx.is_closed())
+/// Before an isolate's thread sleeps: whether a message arrived within `limit`.
+fn spin_for_message(limit: Duration, rx: &mpsc::UnboundedReceiver<Message>) -> bool {
+    spin_until(limit, || !rx.is_empty() || rx.is_closed())
 }
 
 /// What the JS side of the host must do next, taken by `op_host_commands` when the actor calls
@@ -418,6 +427,8 @@ struct Actor {
     timer: std::pin::Pin<Box<tokio::time::Sleep>>,
     /// The host's `pump()`, which runs the queued `HostCommand`s.
     pump: Option<deno_core::v8::Global<deno_core::v8::Function>>,
+    /// `EngineConfig::spin`.
+    spin: Duration,
 }
 
 enum Exit {
@@ -546,6 +557,7 @@ impl Actor {
             shared,
             timer: Box::pin(tokio::time::sleep(Duration::from_secs(3600))),
             pump: None,
+            spin: engine.spin,
         };
         actor.bootstrap().await?;
         actor.pump = Some(actor.host_function("pump")?);
@@ -646,7 +658,7 @@ impl Actor {
             }
             // Polled again at once (not from inside this poll: tokio's per-poll budget makes
             // `poll_recv` answer Pending after a while, messages or not).
-            if spin_for_message(rx) {
+            if spin_for_message(self.spin, rx) {
                 cx.waker().wake_by_ref();
             }
             Poll::Pending
@@ -788,5 +800,32 @@ impl Actor {
         for p in pending {
             let _ = p.reply.send(Err(CallError::Stopped(reason.clone())));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spinning_stops_when_ready_or_when_the_limit_passes() {
+        let mut polls = 0;
+        assert!(spin_until(Duration::from_secs(5), || {
+            polls += 1;
+            polls == 1000
+        }));
+        assert_eq!(polls, 1000);
+
+        let start = Instant::now();
+        assert!(!spin_until(Duration::from_millis(2), || false));
+        assert!(start.elapsed() >= Duration::from_millis(2));
+
+        // Zero: one look, no spinning.
+        let mut looks = 0;
+        assert!(!spin_until(Duration::ZERO, || {
+            looks += 1;
+            false
+        }));
+        assert_eq!(looks, 1);
     }
 }

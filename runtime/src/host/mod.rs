@@ -48,6 +48,11 @@ pub struct HostOptions {
     /// The daemon turns it on; off by default, so that an embedder or a test runs nothing it
     /// did not ask for.
     pub standby: bool,
+    /// How long an isolate's thread keeps looking for its next call, and a caller for its
+    /// answer, before sleeping (`engine::SPIN`, 100 µs, by default): a sleeping thread costs a
+    /// wake-up to reach, 20 to 80 µs on a virtual machine. Each call then costs up to this much
+    /// CPU more; zero never spins (battery-powered or heavily shared machines).
+    pub spin: std::time::Duration,
 }
 
 impl Default for HostOptions {
@@ -61,6 +66,7 @@ impl Default for HostOptions {
             daemon: None,
             settings_dir: None,
             standby: false,
+            spin: crate::engine::SPIN,
         }
     }
 }
@@ -191,6 +197,7 @@ impl PluginHost {
             daemon: self.options.daemon.clone().unwrap_or_else(|| Arc::new(crate::sdk::NoDaemon)),
             runtime: self.runtime.clone(),
             preload: Vec::new(),
+            spin: self.options.spin,
         }
     }
 
