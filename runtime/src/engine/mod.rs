@@ -365,7 +365,7 @@ pub(crate) fn spin_until(limit: Duration, mut ready: impl FnMut() -> bool) -> bo
             return true;
         }
         turns += 1;
-        if turns % 64 == 0 {
+        if turns.is_multiple_of(64) {
             if start.elapsed() >= limit {
                 return false;
             }
