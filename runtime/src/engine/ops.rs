@@ -1,7 +1,7 @@
 //! Ops of the host extension: the invocation protocol (input, settle), logs, registrations and
 //! hook validation. Named `op_host_*` / `op_hook_*`.
 
-use deno_core::{op2, OpState};
+use deno_core::{op2, v8, OpState};
 use deno_error::JsErrorBox;
 use serde::{Deserialize, Serialize};
 
@@ -74,13 +74,31 @@ fn op_host_commands(state: &mut OpState) -> String {
 
 /// Completes invocation `id`. Late settlements (after a deadline) are dropped.
 #[op2(fast)]
-fn op_host_settle(state: &mut OpState, #[smi] id: u32, ok: bool, #[string] payload: &str) {
+fn op_host_settle<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
+    state: &mut OpState,
+    #[smi] id: u32,
+    ok: bool,
+    payload: v8::Local<'s, v8::String>,
+) {
     let st = state.borrow_mut::<ActorState>();
     if let Some(pending) = st.pending.remove(&id) {
         st.stop_settled |= pending.stop;
-        let outcome = if ok { Ok(payload.to_string()) } else { Err(CallError::Failed(payload.to_string())) };
+        let payload = utf8_of(scope, payload);
+        let outcome = if ok { Ok(payload) } else { Err(CallError::Failed(payload)) };
         let _ = pending.reply.send(outcome);
     }
+}
+
+/// A JS string as UTF-8, in the two passes over the engine's own UTF-8 that v8x's
+/// `utf8_length` and `write_utf8_v2` make. deno_core's `#[string]` goes through `length()` and
+/// a `ValueView`, each of which converts the whole string to UTF-16 under QuickJS: half the
+/// cost of settling a hook call with a few hundred bytes of JSON.
+fn utf8_of(scope: &mut v8::PinScope, s: v8::Local<v8::String>) -> String {
+    let mut bytes = vec![0u8; s.utf8_length(scope)];
+    let written = s.write_utf8_v2(scope, &mut bytes, v8::WriteFlags::kReplaceInvalidUtf8, None);
+    bytes.truncate(written);
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 #[op2(fast)]
