@@ -156,3 +156,28 @@ async fn the_host_keeps_a_plain_standby_and_one_with_zod_and_picks_by_the_plugin
     host.shutdown().await;
     assert!(host.standbys().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn notifications_held_during_a_reload_are_capped_and_the_rest_delivered() {
+    let host = std::sync::Arc::new(PluginHost::new(HostOptions::default()));
+    host.load(&fixture("held-notifications")).await.unwrap();
+    let reload = {
+        let host = host.clone();
+        tokio::spawn(async move { host.reload("held-notifications").await })
+    };
+    // The old isolate's cleanup takes 3 s: everything below is emitted during the reload.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let cap = paseo_plugin_runtime::host::HELD_NOTIFICATIONS;
+    for i in 0..cap + 2 {
+        let event = serde_json::json!({ "agent": agent(), "turnId": i.to_string(), "outcome": { "kind": "completed" }, "timeline": [] });
+        host.notify_json("agent.turn.after", event);
+    }
+    assert!(!reload.is_finished(), "the reload ended before the notifications were emitted");
+    reload.await.unwrap().unwrap();
+    let dropped = "Lifecycle hook agent.turn.after dropped: more than 10000 notifications held during a reload";
+    assert_eq!(log_lines(&host, "held-notifications").iter().filter(|l| *l == dropped).count(), 2);
+    // The new isolate got the held ones before anything emitted later.
+    let count = host.call_rpc("held-notifications", "turns.count", serde_json::json!({})).await.unwrap();
+    assert_eq!(count, serde_json::json!(cap));
+    host.shutdown().await;
+}

@@ -608,17 +608,22 @@ impl PluginHost {
         // Queued now, under the slots lock, so each plugin sees notifications in the order
         // they were emitted, across reloads too.
         let mut calls = Vec::new();
+        let mut dropped = Vec::new();
         for (id, slot) in self.slots.lock().unwrap().iter_mut() {
             if slot.restarting.is_some() {
                 if slot.held.len() < HELD_NOTIFICATIONS {
                     slot.held.push((hook, payload.clone()));
-                } else if let Some(logs) = self.logs.lock().unwrap().get(id) {
-                    logs.write(Stream::Stderr, &format!("Lifecycle hook {hook} dropped: more than {HELD_NOTIFICATIONS} notifications held during a reload"));
+                } else {
+                    dropped.push(id.clone());
                 }
             } else if let Some(iso) = slot.subscriber(hook) {
                 let outcome = iso.send(CallKind::Hook { hook: hook.to_string(), input: payload.to_string() }, slot.limits.hook_timeout);
                 calls.push((hook, iso.clone(), outcome));
             }
+        }
+        // Logged outside the slots lock: a log listener may call back into the host.
+        for id in dropped {
+            self.log_tail(&id).write(Stream::Stderr, &format!("Lifecycle hook {hook} dropped: more than {HELD_NOTIFICATIONS} notifications held during a reload"));
         }
         if !calls.is_empty() {
             self.log_notification_failures(calls);
