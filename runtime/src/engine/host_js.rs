@@ -74,9 +74,10 @@ pub fn source(url: &str) -> Option<Cow<'static, str>> {
 /// Host modules a plugin often never uses, evaluated only when first reached: `node:events`
 /// (behind `process.on`, see js/node/process.js), `node:util` (behind `console`), `node:buffer`
 /// (the `Buffer` global), web/events (`Event`, `AbortController`, …), web/encoding
-/// (`TextEncoder`, `atob`, …), web/fetch (`fetch`,
-/// `Request`, `Response`, …), and the host's `context.paseo` and settings. Registered with deno_core as lazily loaded ESM under their own specifiers, so
-/// an `import` of the same specifier by plugin code gets the same module, whichever comes first.
+/// (`TextEncoder`, `atob`, …), web/fetch (`fetch`, `Request`, `Response`, …), and the host's
+/// `context.paseo` and settings. Registered with deno_core as lazily loaded ESM under their own
+/// specifiers, so an `import` of the same specifier by plugin code gets the same module,
+/// whichever comes first.
 /// They must have no imports (and so do not register themselves: `lazyModule` in
 /// js/runtime/core.js and builtins.js do), and the modules they import must have none either:
 /// under QuickJS, linking a module resolves its already-linked dependencies' imports again,
