@@ -222,41 +222,41 @@ const isThenable = (v) => v !== null && (typeof v === "object" || typeof v === "
 // This stays synchronous for as long as handlers return no promise, and otherwise continues when
 // the handler's promise settles, so the host adds no promise of its own to a notification.
 // A notification's handler failure is logged and the next handler runs; a waiting hook fails
-// with it.
+// with it. The state lives in one object that the continuations point to and that points to
+// none of them: nothing here is cyclic garbage for QuickJS's cycle collector.
 function runEventHook(id, hook, input, invocation) {
-  const handlers = handlersOf(hook);
-  const context = invocation.context();
-  let i = 0;
-  // Whether the failure ends the invocation.
-  const failed = (e) => {
-    if (hook.waiting) {
-      settle(id, false, message(e));
-      return true;
+  stepEvent({ id, hook, input, invocation, handlers: handlersOf(hook), context: invocation.context(), i: 0 });
+}
+
+function stepEvent(run) {
+  const { handlers, invocation } = run;
+  while (run.i < handlers.length) {
+    if (invocation.aborted) {
+      if (run.hook.waiting) return settle(run.id, false, message(invocation.reason));
+      break;
     }
-    ops.op_host_log(1, `Lifecycle hook ${hook.name} failed: ${message(e)}`);
-    return false;
-  };
-  const next = () => {
-    while (i < handlers.length) {
-      if (invocation.aborted) {
-        if (hook.waiting) return settle(id, false, message(invocation.reason));
-        break;
+    try {
+      const last = run.i === handlers.length - 1;
+      const result = handlers[run.i++](last ? run.input : detach(run.input), run.context);
+      if (isThenable(result)) {
+        result.then(() => stepEvent(run), (e) => eventFailed(run, e) || stepEvent(run));
+        return;
       }
-      let result;
-      try {
-        const event = i === handlers.length - 1 ? input : detach(input);
-        result = handlers[i++](event, context);
-        if (isThenable(result)) {
-          result.then(next, (e) => failed(e) || next());
-          return;
-        }
-      } catch (e) {
-        if (failed(e)) return;
-      }
+    } catch (e) {
+      if (eventFailed(run, e)) return;
     }
-    settle(id, true, "null");
-  };
-  next();
+  }
+  settle(run.id, true, "null");
+}
+
+// Whether the failure ends the invocation.
+function eventFailed(run, e) {
+  if (run.hook.waiting) {
+    settle(run.id, false, message(e));
+    return true;
+  }
+  ops.op_host_log(1, `Lifecycle hook ${run.hook.name} failed: ${message(e)}`);
+  return false;
 }
 
 // Why a value is not JSON, or null when it is.
