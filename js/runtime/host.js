@@ -215,48 +215,26 @@ function handlersOf(hook) {
   return handlers;
 }
 
-const isThenable = (v) => v !== null && (typeof v === "object" || typeof v === "function") && typeof v.then === "function";
-
-// Event hooks (notifications, and the waiting `worktree.create.after`): handlers run one after
-// another, each with its own copy of the event but the last, which can have the parsed payload.
-// This stays synchronous for as long as handlers return no promise, and otherwise continues when
-// the handler's promise settles, so the host adds no promise of its own to a notification.
-// A notification's handler failure is logged and the next handler runs; a waiting hook fails
-// with it. The state lives in one object that the continuations point to and that points to
-// none of them: nothing here is cyclic garbage for QuickJS's cycle collector.
-function runEventHook(id, hook, input, invocation) {
-  stepEvent({ id, hook, input, invocation, handlers: handlersOf(hook), context: invocation.context(), i: 0 });
-}
-
-function stepEvent(run) {
-  const { handlers, invocation } = run;
-  while (run.i < handlers.length) {
-    if (invocation.aborted) {
-      if (run.hook.waiting) return settle(run.id, false, message(invocation.reason));
-      break;
-    }
-    try {
-      const last = run.i === handlers.length - 1;
-      const result = handlers[run.i++](last ? run.input : detach(run.input), run.context);
-      if (isThenable(result)) {
-        result.then(() => stepEvent(run), (e) => eventFailed(run, e) || stepEvent(run));
-        return;
+// Event hooks (notifications, and the waiting `worktree.create.after`).
+async function runEventHook(hook, input, invocation) {
+  const context = invocation.context();
+  const handlers = handlersOf(hook);
+  for (let i = 0; i < handlers.length; i++) {
+    // Each handler gets its own copy, except the last, which can have the parsed payload.
+    const event = i === handlers.length - 1 ? input : detach(input);
+    if (hook.waiting) {
+      invocation.throwIfAborted();
+      await handlers[i](event, context);
+    } else {
+      if (invocation.aborted) break;
+      try {
+        await handlers[i](event, context);
+      } catch (e) {
+        ops.op_host_log(1, `Lifecycle hook ${hook.name} failed: ${message(e)}`);
       }
-    } catch (e) {
-      if (eventFailed(run, e)) return;
     }
   }
-  settle(run.id, true, "null");
-}
-
-// Whether the failure ends the invocation.
-function eventFailed(run, e) {
-  if (run.hook.waiting) {
-    settle(run.id, false, message(e));
-    return true;
-  }
-  ops.op_host_log(1, `Lifecycle hook ${run.hook.name} failed: ${message(e)}`);
-  return false;
+  return "null";
 }
 
 // Why a value is not JSON, or null when it is.
@@ -382,8 +360,9 @@ function invoke(id, kind, name, input) {
   try {
     if (kind === "hook") {
       const hook = byName.get(name);
-      if (!hook.returnsRequest) return runEventHook(id, hook, input, invocation);
-      work = runRequestHook(hook, input.request, handlersOf(hook), invocation.context(), invocation);
+      work = hook.returnsRequest
+        ? runRequestHook(hook, input.request, handlersOf(hook), invocation.context(), invocation)
+        : runEventHook(hook, input, invocation);
     } else if (kind === "rpc") work = runRpc(name, input);
     else if (kind === "tool") work = runTool(input, invocation).then((r) => JSON.stringify(r));
     else if (kind === "release") work = Promise.resolve(agentTools.delete(name)).then(() => "null");
