@@ -125,6 +125,18 @@ impl Slot {
         let iso = self.isolate.as_ref().filter(|i| i.is_alive() && i.shared.fatal.lock().unwrap().is_none())?;
         iso.shared.registrations.lock().unwrap().has_hook(hook).then_some(iso)
     }
+
+    /// Queues a notification on the slot's isolate if it subscribes to `hook`: the hook, the
+    /// isolate and the outcome to await (`log_notification_failures`).
+    fn notify(
+        &self,
+        hook: &'static str,
+        payload: &str,
+    ) -> Option<(&'static str, Arc<Isolate>, impl std::future::Future<Output = Result<String, CallError>> + Send + 'static)> {
+        let iso = self.subscriber(hook)?;
+        let outcome = iso.send(CallKind::Hook { hook: hook.to_string(), input: payload.to_string() }, self.limits.hook_timeout);
+        Some((hook, iso.clone(), outcome))
+    }
 }
 
 /// Per-open facts the daemon supplies to `agent.open.before`.
@@ -434,14 +446,7 @@ impl PluginHost {
         let delivered = self.slots.lock().unwrap().get_mut(id).map(|slot| {
             slot.restarting = None;
             let held = std::mem::take(&mut slot.held);
-            let iso = slot.isolate.clone();
-            let timeout = slot.limits.hook_timeout;
-            held.into_iter()
-                .filter_map(|(hook, payload)| {
-                    let iso = iso.as_ref().filter(|_| slot.subscriber(hook).is_some())?;
-                    Some((hook, iso.clone(), iso.send(CallKind::Hook { hook: hook.to_string(), input: payload.to_string() }, timeout)))
-                })
-                .collect::<Vec<_>>()
+            held.into_iter().filter_map(|(hook, payload)| slot.notify(hook, &payload)).collect::<Vec<_>>()
         });
         let _ = done.send(true);
         if let Some(calls) = delivered.filter(|c| !c.is_empty()) {
@@ -616,9 +621,8 @@ impl PluginHost {
                 } else {
                     dropped.push(id.clone());
                 }
-            } else if let Some(iso) = slot.subscriber(hook) {
-                let outcome = iso.send(CallKind::Hook { hook: hook.to_string(), input: payload.to_string() }, slot.limits.hook_timeout);
-                calls.push((hook, iso.clone(), outcome));
+            } else {
+                calls.extend(slot.notify(hook, &payload));
             }
         }
         // Logged outside the slots lock: a log listener may call back into the host.
