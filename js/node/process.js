@@ -1,5 +1,5 @@
 // `process` (global and `node:process`): the daemon's environment as the plugin inherits it.
-import { core, ops, unsupported, loadedBuiltin, lazyModule } from "paseo:internal/core";
+import { core, ops, unsupported, loadedBuiltin, lazyModule, BuiltinKind } from "paseo:internal/core";
 
 const info = ops.op_process_info();
 
@@ -75,14 +75,14 @@ Object.assign(process, {
     const face = loadedBuiltin(name);
     if (face !== undefined) return face;
     switch (core.ops.op_node_builtin_kind(name)) {
-      case 3:
+      case BuiltinKind.LAZY:
         lazyModule(`node:${name}`);
         return loadedBuiltin(name);
-      case 2:
+      case BuiltinKind.IMPLEMENTED:
         // The engine cannot load a module with imports synchronously; an import anywhere in
         // the plugin loads it.
         throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not loaded yet; import it in the plugin first (this host cannot load builtins synchronously)`);
-      case 1:
+      case BuiltinKind.UNSUPPORTED:
         throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not supported by the Paseo plugin host yet`);
       default:
         return undefined;

@@ -27,11 +27,7 @@ import "node:timers";
 import "node:timers/promises";
 import "node:url";
 import "node:util";
-// The builtins the engine evaluates on first use cannot register themselves (host_js.rs `LAZY`).
-import { registerBuiltin } from "paseo:internal/core";
-import * as buffer from "node:buffer";
-import * as events from "node:events";
-import * as util from "node:util";
-registerBuiltin("buffer", buffer);
-registerBuiltin("events", events);
-registerBuiltin("util", util);
+// The builtins the engine evaluates on first use (host_js.rs `LAZY`) cannot register
+// themselves; `lazyModule` registers them, returning the module already evaluated above.
+import { ops, lazyModule, BuiltinKind } from "paseo:internal/core";
+for (const name of ops.op_node_builtins()) if (ops.op_node_builtin_kind(name) === BuiltinKind.LAZY) lazyModule(`node:${name}`);

@@ -22,6 +22,9 @@ export function loadedBuiltin(name) {
   return ns && ("default" in ns ? ns.default : ns);
 }
 
+/** What `op_node_builtin_kind` answers for a name (runtime/src/node/mod.rs). */
+export const BuiltinKind = Object.freeze({ NONE: 0, UNSUPPORTED: 1, IMPLEMENTED: 2, LAZY: 3 });
+
 /**
  * A host module evaluated on first use (the engine's lazily loaded ESM, see host_js.rs `LAZY`):
  * its namespace, loaded synchronously. Builtins are registered here, as they cannot register

@@ -251,7 +251,7 @@ fn op_node_builtins() -> Vec<&'static str> {
 
 /// What `name` is to `process.getBuiltinModule`: 0 not a Node builtin, 1 a builtin this host
 /// lacks, 2 implemented, 3 implemented and evaluated on first use (host_js.rs `LAZY`), which
-/// can be loaded synchronously.
+/// can be loaded synchronously (js/runtime/core.js `BuiltinKind`).
 #[op2(fast)]
 fn op_node_builtin_kind(#[string] name: &str) -> u32 {
     use crate::engine::{host_js, modules};
