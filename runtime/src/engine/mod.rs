@@ -268,13 +268,17 @@ impl Isolate {
         let mut early = None;
         spin_until(self.spin, || match rx.try_recv() {
             Err(oneshot::error::TryRecvError::Empty) => false,
-            answered => {
-                early = Some(answered.map_err(|_| ()));
+            Ok(outcome) => {
+                early = Some(outcome);
+                true
+            }
+            Err(oneshot::error::TryRecvError::Closed) => {
+                early = Some(Err(CallError::Stopped(self.stopped_reason())));
                 true
             }
         });
-        if let Some(answered) = early {
-            return answered.unwrap_or_else(|_| Err(CallError::Stopped(self.stopped_reason())));
+        if let Some(outcome) = early {
+            return outcome;
         }
         tokio::select! {
             outcome = rx => outcome.unwrap_or_else(|_| Err(CallError::Stopped(self.stopped_reason()))),
