@@ -130,6 +130,8 @@ async fn session(daemon: &Arc<Daemon>, repo: &Path) -> Result<(), String> {
 
     step("a tool attached by label, called by the agent over MCP");
     println!("  tools {} served at {}", agent["launch"]["tools"], agent["launch"]["toolsUrl"].as_str().unwrap_or("-"));
+    // The provider gets the agent's secret in this entry; every view shows it redacted.
+    println!("  provider's MCP entry: {}", agent["launch"]["mcpServers"][paseo_plugin_runtime::tools::mcp::SERVER_NAME]);
     let mut seen = 0;
     daemon.send(&id, "tool append_workspace_note {\"note\":\"Remember the demo\"}", None)?;
     settle(daemon, &id).await;

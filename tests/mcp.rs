@@ -1,6 +1,7 @@
 //! Plugin tools over MCP (Streamable HTTP on loopback) with rmcp's own client: listing per agent
 //! at request time, calls with their text / structured content / isError, unknown tools, and
 //! cancellation reaching the plugin's `signal` (dropped call, closed client, 2026 stateless mode).
+//! Every client authenticates with its agent's grant (tests/mcp_auth.rs covers the refusals).
 
 mod common;
 
@@ -8,10 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use paseo_plugin_runtime::tools::mcp::McpServer;
+use paseo_plugin_runtime::tools::mcp::{AgentSecret, McpServer};
 use paseo_plugin_runtime::PluginHost;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, ContentBlock, ErrorCode, ProtocolVersion};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::{json, Value};
@@ -20,17 +22,22 @@ const ABORTED: &str = "tool signal aborted: The call was cancelled";
 /// Long enough for a `slow` call to be running in the plugin.
 const STARTED: Duration = Duration::from_millis(300);
 
-async fn setup(cwd: &str) -> (Arc<PluginHost>, McpServer) {
+async fn setup(cwd: &str) -> (Arc<PluginHost>, McpServer, AgentSecret) {
     let host = Arc::new(host());
     load_all(&host, &["tool-kit"]).await;
     open(&host, open_with_tools("agent-1", cwd)).await.unwrap();
     let server = McpServer::start(host.clone(), "127.0.0.1:0".parse().unwrap()).await.unwrap();
-    (host, server)
+    let secret = server.grant("agent-1").unwrap();
+    (host, server, secret)
+}
+
+fn authenticated(url: String, secret: &AgentSecret) -> StreamableHttpClientTransportConfig {
+    StreamableHttpClientTransportConfig::with_uri(url).auth_header(secret.expose())
 }
 
 /// The default rmcp client: `initialize` handshake, a session per client.
-async fn connect(url: String) -> RunningService<RoleClient, ()> {
-    ().serve(StreamableHttpClientTransport::from_uri(url)).await.unwrap()
+async fn connect(url: String, secret: &AgentSecret) -> RunningService<RoleClient, ()> {
+    ().serve(StreamableHttpClientTransport::from_config(authenticated(url, secret))).await.unwrap()
 }
 
 async fn call(client: &RunningService<RoleClient, ()>, name: &'static str, input: Value) -> Result<CallToolResult, ServiceError> {
@@ -63,11 +70,11 @@ async fn wait_for_log(host: &PluginHost, line: &str, times: usize) {
 #[tokio::test(flavor = "multi_thread")]
 async fn agent_tools_are_listed_and_called_over_mcp() {
     let dir = tempfile::tempdir().unwrap();
-    let (host, server) = setup(dir.path().to_str().unwrap()).await;
+    let (host, server, secret) = setup(dir.path().to_str().unwrap()).await;
     assert_eq!(server.agent_url("agent-1"), format!("http://{}/agents/agent-1/mcp", server.local_addr()));
     assert_eq!(server.agent_url("a/b c"), format!("http://{}/agents/a%2Fb%20c/mcp", server.local_addr()));
 
-    let client = connect(server.agent_url("agent-1")).await;
+    let client = connect(server.agent_url("agent-1"), &secret).await;
     assert_eq!(client.peer_info().unwrap().server_info.as_ref().unwrap().name, "paseo-plugin-tools");
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
@@ -110,7 +117,7 @@ async fn agent_tools_are_listed_and_called_over_mcp() {
     }
 
     // Another agent's URL shows only its own tools, read at request time.
-    let other = connect(server.agent_url("agent-2")).await;
+    let other = connect(server.agent_url("agent-2"), &server.grant("agent-2").unwrap()).await;
     assert!(tool_names(&other).await.is_empty());
     match call(&other, "append_workspace_note", json!({ "note": "x" })).await {
         Err(ServiceError::McpError(e)) => assert_eq!(e.message, "Agent agent-2 has no tool named append_workspace_note"),
@@ -128,8 +135,8 @@ async fn agent_tools_are_listed_and_called_over_mcp() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn cancelled_mcp_calls_abort_the_tool_signal() {
-    let (host, server) = setup("/tmp").await;
-    let client = connect(server.agent_url("agent-1")).await;
+    let (host, server, secret) = setup("/tmp").await;
+    let client = connect(server.agent_url("agent-1"), &secret).await;
 
     // Dropping the call future sends notifications/cancelled.
     let dropped = tokio::time::timeout(STARTED, call(&client, "slow", json!({}))).await;
@@ -149,7 +156,7 @@ async fn cancelled_mcp_calls_abort_the_tool_signal() {
     assert!(in_flight.await.unwrap().is_err());
 
     // Shutting the server down cancels the calls still running.
-    let client = connect(server.agent_url("agent-1")).await;
+    let client = connect(server.agent_url("agent-1"), &secret).await;
     let in_flight = tokio::spawn(async move { client.call_tool(CallToolRequestParams::new("slow")).await });
     tokio::time::sleep(STARTED).await;
     let started = std::time::Instant::now();
@@ -163,8 +170,8 @@ async fn cancelled_mcp_calls_abort_the_tool_signal() {
 /// A 2026-07-28 client (`server/discover`, no session): every request is its own HTTP exchange.
 #[tokio::test(flavor = "multi_thread")]
 async fn stateless_clients_list_call_and_cancel() {
-    let (host, server) = setup("/tmp").await;
-    let transport = StreamableHttpClientTransport::from_uri(server.agent_url("agent-1"));
+    let (host, server, secret) = setup("/tmp").await;
+    let transport = StreamableHttpClientTransport::from_config(authenticated(server.agent_url("agent-1"), &secret));
     let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
     let client = ClientConfig::default().serve_with_lifecycle(transport, lifecycle).await.unwrap();
     assert_eq!(client.list_all_tools().await.unwrap().len(), 6);
