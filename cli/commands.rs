@@ -155,6 +155,10 @@ pub async fn plugin(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
         Some("logs") => {
             if a.has("--follow") {
                 control::stream(home, "plugin.logs", json!({ "id": need_id()?, "follow": true }), |line| {
+                    if let Some(skipped) = line["gap"].as_u64() {
+                        eprintln!("paseo: the log stream outran this follower; up to {skipped} entries were skipped");
+                        return Ok(());
+                    }
                     let e = &line["log"];
                     if json_out {
                         println!("{e}");
@@ -190,9 +194,7 @@ fn capitalise(verb: &str) -> String {
 /// `paseo plugin init <dir> [--id <id>]`: a plugin to start from.
 fn init(dir: &Path, id: Option<&str>) -> Result<ExitCode, String> {
     let id = id.map(str::to_string).unwrap_or_else(|| dir.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default());
-    if !paseo_plugin_runtime::host::manifest::is_valid_plugin_id(&id) {
-        return Err(format!("Invalid plugin ID: {id} (a lowercase letter, then lowercase letters, digits and hyphens; choose one with --id)"));
-    }
+    paseo_plugin_runtime::host::manifest::check_plugin_id(&id).map_err(|e| format!("{e} (choose one with --id)"))?;
     if dir.join("paseo-plugin.json").exists() {
         return Err(format!("{} already has a paseo-plugin.json", dir.display()));
     }
@@ -283,6 +285,11 @@ fn print_agent(v: &Value) {
     }
     for p in v["pendingPermissions"].as_array().into_iter().flatten() {
         println!("pending   {} {}", cell(&p["id"]), cell(&p["title"]));
+    }
+    let shown = v["timeline"].as_array().map_or(0, Vec::len) as u64;
+    let earlier = v["timelineLength"].as_u64().unwrap_or(shown).saturating_sub(shown);
+    if earlier > 0 {
+        println!("  … {earlier} earlier timeline items (plugins page through them with timeline.refetch)");
     }
     for item in v["timeline"].as_array().into_iter().flatten() {
         let text = match item["type"].as_str() {

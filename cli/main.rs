@@ -1,6 +1,6 @@
-//! `paseo`: the command line of the plugin engine. For now a throwaway host for trying plugins:
-//! `paseo hook run` dispatches one hook through real plugins, `paseo plugin inspect` shows what a
-//! plugin registers.
+//! `paseo`: the command line of the plugin engine. A throwaway host for trying plugins (`hook
+//! run`, `plugin inspect`, `rpc call`, `tool list|call`), the reference daemon and the commands
+//! that drive it over its control socket, `plugin dev`, `demo` and `bench`.
 
 mod bench;
 mod commands;
@@ -43,6 +43,8 @@ Daemon and its CLI ($PASEO_HOME, default ~/.paseo; control socket $PASEO_HOME/da
   paseo workspace create --dir DIR [--title T] [--worktree BRANCH] | ls | archive ID
   paseo agent create [--workspace ID | --cwd DIR] [--provider P] [--title T] [--label K=V]...
                      [--env K=V]... [--prompt TEXT]
+      --env applies to the first launch only and is not saved (as in Paseo), so a
+      reload or a restart launches without it; plugins add env on every open.
   paseo agent send ID TEXT [--wait] | wait ID | cancel ID | show ID | ls | archive ID | reload ID
   paseo permission respond AGENT-ID REQUEST-ID allow|deny [--message TEXT]
   The built-in scripted provider reads each message line as a step: say TEXT, run COMMAND
@@ -105,6 +107,8 @@ fn stderr_logs() -> HostOptions {
 }
 
 fn throwaway_host() -> (HostOptions, Arc<MemoryDaemon>) {
+    // Created private here, before the QuickJS layer would make it with the umask's modes.
+    let _ = paseo_plugin_runtime::sdk::storage::create_private_dir_all(&paseo_home().join("cache/quickjs-bytecode"));
     let sdk_log: paseo_plugin_runtime::sdk::memory::CallListener =
         Arc::new(|caller: &Caller, method: &str, args: &Value| eprintln!("[{}] [paseo] sdk {method} {args}", caller.plugin_id));
     let daemon = Arc::new(MemoryDaemon::new(Some(sdk_log)));

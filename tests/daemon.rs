@@ -330,3 +330,237 @@ fn cancelling_a_turn_reports_a_canceled_outcome() {
     assert_eq!(outcome, json!({ "kind": "canceled", "reason": "Canceled by the user" }));
     daemon.stop();
 }
+
+// ---- the daemon's own surfaces under abuse (issue 12) ---------------------------------------
+
+fn fixture_dir(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn sock(home: &Path) -> std::os::unix::net::UnixStream {
+    std::os::unix::net::UnixStream::connect(home.join("daemon.sock")).unwrap()
+}
+
+/// Sends raw bytes on a fresh control connection and reads the one answer line.
+fn raw_request(home: &Path, bytes: &[u8]) -> Value {
+    use std::io::{BufRead, Write};
+    let mut s = sock(home);
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    // A refused long line closes the connection while we may still be writing.
+    let _ = s.write_all(bytes);
+    let mut line = String::new();
+    std::io::BufReader::new(s).read_line(&mut line).unwrap();
+    serde_json::from_str(&line).unwrap_or_else(|_| panic!("not a JSON answer: {line:?}"))
+}
+
+#[test]
+fn a_second_daemon_on_the_same_home_stops_before_loading_anything() {
+    let work = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(&[]);
+    daemon.cli(&["plugin", "install", fixture_dir("data-dir").to_str().unwrap()]);
+    // The fixture's agent.open.before writes seen.txt: a daemon that resumed this agent would
+    // write it again.
+    daemon.cli(&["agent", "create", "--cwd", work.path().to_str().unwrap()]);
+    let seen = daemon.home.path().join("plugin-settings/data-dir/data/seen.txt");
+    assert!(seen.exists());
+    std::fs::remove_file(&seen).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_paseo")).env("PASEO_HOME", daemon.home.path()).arg("daemon").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let pid = daemon.child.as_ref().unwrap().id();
+    assert_eq!(stderr.trim(), format!("paseo: A Paseo daemon is already running for {} (pid {pid})", daemon.home.path().display()));
+    assert!(!seen.exists(), "the second daemon resumed the agent");
+    // The first daemon keeps its socket and its plugin.
+    assert_eq!(daemon.cli(&["plugin", "ls"])[0]["status"], "running");
+}
+
+#[test]
+fn plugin_ids_are_checked_wherever_they_enter() {
+    let work = tempfile::tempdir().unwrap();
+    let victim = work.path().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    // Plugins globally off: install only writes the config, the path the probe used.
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("config.json"), r#"{ "pluginsEnabled": false }"#).unwrap();
+    let daemon = Daemon::start_in(home);
+    let plugin = fixture_dir("notify");
+    let traversal = daemon.cli_err(&["plugin", "install", plugin.to_str().unwrap(), "--id", "../../victim"]);
+    assert_eq!(traversal, "Invalid plugin ID \"../../victim\": it must start with a lowercase letter, contain only lowercase letters, digits and hyphens, and be at most 64 characters");
+    let long = "a".repeat(5000);
+    let too_long = daemon.cli_err(&["plugin", "install", plugin.to_str().unwrap(), "--id", &long]);
+    assert!(too_long.starts_with(&format!("Invalid plugin ID \"{}…\"", "a".repeat(80))), "{too_long}");
+    let removed = daemon.cli_err(&["plugin", "remove", "../../victim"]);
+    assert!(removed.starts_with("Invalid plugin ID \"../../victim\""), "{removed}");
+    assert!(victim.exists());
+    assert_eq!(daemon.cli(&["plugin", "ls"]), json!([]));
+    daemon.stop();
+
+    // A hand-edited config.json with such an ID: skipped and said, never joined into a path.
+    let home = tempfile::tempdir().unwrap();
+    let config = json!({ "pluginsEnabled": true, "plugins": { "../victim": { "source": "directory", "path": plugin } } });
+    std::fs::write(home.path().join("config.json"), config.to_string()).unwrap();
+    let daemon = Daemon::start_in(home);
+    let removed = daemon.cli_err(&["plugin", "remove", "../victim"]);
+    assert!(removed.starts_with("Invalid plugin ID \"../victim\""), "{removed}");
+    assert!(victim.exists());
+}
+
+#[test]
+fn the_control_socket_says_what_is_wrong_with_a_request_and_bounds_lines() {
+    let daemon = Daemon::start(&[]);
+    let home = daemon.home.path();
+    let garbage = raw_request(home, b"\x01garbage\n");
+    assert!(garbage["error"].as_str().unwrap().starts_with("Invalid request: not JSON (expected value at line 1 column 1)"), "{garbage}");
+    let truncated = raw_request(home, b"{\"method\": \"plugin.ls\", \"par\n");
+    assert!(truncated["error"].as_str().unwrap().starts_with("Invalid request: not JSON (EOF while parsing"), "{truncated}");
+    assert_eq!(raw_request(home, b"{}\n")["error"], "Invalid request: \"method\" must be a string naming a daemon method");
+    assert_eq!(raw_request(home, b"{\"method\": \"nope\"}\n")["error"], "Unknown daemon method: nope");
+    // A line past the limit is refused as soon as it passes it, not buffered whole.
+    let mut long = b"{\"method\": \"agent.send\", \"params\": {\"text\": \"".to_vec();
+    long.resize(5 * 1024 * 1024, b'x');
+    assert_eq!(raw_request(home, &long)["error"], "Invalid request: the line exceeds 4194304 bytes, the control socket's limit");
+    // The daemon is still fine.
+    assert_eq!(daemon.cli(&["plugin", "ls"]), json!([]));
+}
+
+#[test]
+fn idle_control_connections_are_closed_and_capped() {
+    use std::io::Read;
+    let daemon = Daemon::start(&[]);
+    let home = daemon.home.path();
+    // 128 connections that never send a line fill the daemon's slots…
+    let idle: Vec<_> = (0..128).map(|_| sock(home)).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let over = raw_request(home, b"");
+    assert_eq!(over["error"], "The daemon is serving 128 control connections already; try again");
+    // …until the idle timeout (10 s) closes them: each reads EOF, and the owner gets in again.
+    let started = Instant::now();
+    for mut s in idle {
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        assert_eq!(s.read(&mut [0; 16]).unwrap(), 0);
+    }
+    assert!(started.elapsed() < Duration::from_secs(25));
+    assert_eq!(daemon.cli(&["plugin", "ls"]), json!([]));
+}
+
+#[test]
+fn out_of_descriptors_the_accept_loop_backs_off_instead_of_spinning() {
+    use std::os::unix::process::CommandExt;
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("config.json"), r#"{ "pluginsEnabled": true }"#).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_paseo"));
+    command.env("PASEO_HOME", home.path()).arg("daemon");
+    // SAFETY: setrlimit is async-signal-safe; soft = hard, so the daemon cannot raise it.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: 96, rlim_max: 96 };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = command.spawn().unwrap();
+    let pid = child.id();
+    let started = Instant::now();
+    let daemon = Daemon { home, child: Some(child) };
+    while daemon.cli_raw(&["plugin", "ls", "--json"]).0.is_none() {
+        assert!(started.elapsed() < Duration::from_secs(30), "daemon did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // More connections than the daemon has descriptors: the kernel queues them in the backlog,
+    // and every accept fails with EMFILE.
+    let held: Vec<_> = (0..200).filter_map(|_| std::os::unix::net::UnixStream::connect(daemon.home.path().join("daemon.sock")).ok()).collect();
+    assert!(held.len() > 100);
+    let cpu = |pid: u32| -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let (ticks, wall) = (cpu(pid), Instant::now());
+    std::thread::sleep(Duration::from_secs(2));
+    let used = (cpu(pid) - ticks) as f64 / 100.0 / wall.elapsed().as_secs_f64();
+    // A spinning accept loop uses a whole core (the probe measured 99 %).
+    assert!(used < 0.5, "the daemon used {:.0} % of a core while out of descriptors", used * 100.0);
+    drop(held);
+    let started = Instant::now();
+    while daemon.cli_raw(&["plugin", "ls", "--json"]).0.is_none() {
+        assert!(started.elapsed() < Duration::from_secs(30), "the daemon did not recover");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn another_user_is_refused_on_the_control_socket_even_through_a_loosened_home() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root to run a client as another uid");
+        return;
+    }
+    let daemon = Daemon::start(&[]);
+    let home = daemon.home.path();
+    // What a careless chmod does: the socket file itself is reachable by everyone now.
+    std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(home.join("daemon.sock"), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_paseo")).env("PASEO_HOME", home).args(["agent", "ls", "--json"]).uid(65534).gid(65534).output().unwrap();
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert!(!out.status.success());
+    let error = answer["error"].as_str().unwrap_or_default();
+    assert!(error.starts_with("connection refused: uid 65534 (pid "), "{answer} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(error.ends_with(") is not the daemon's user (uid 0)"), "{error}");
+    assert_eq!(daemon.cli(&["agent", "ls"]), json!([]));
+}
+
+#[test]
+fn a_log_follower_that_falls_behind_is_told_the_gap_and_goes_on() {
+    use std::io::{BufRead, Write};
+    let work = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(&[]);
+    daemon.cli(&["plugin", "install", fixture_dir("log-flood").to_str().unwrap()]);
+    let mut follower = sock(daemon.home.path());
+    follower.write_all(format!("{}\n", json!({ "method": "plugin.logs", "params": { "id": "log-flood", "follow": true } })).as_bytes()).unwrap();
+    // The follower reads nothing while 20,000 lines are written: its socket fills, it lags.
+    daemon.cli(&["agent", "create", "--cwd", work.path().to_str().unwrap()]);
+    let started = Instant::now();
+    while !daemon.cli(&["plugin", "logs", "log-flood"]).as_array().unwrap().iter().any(|e| e["message"] == "flood done") {
+        assert!(started.elapsed() < Duration::from_secs(30));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    follower.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut lines = std::io::BufReader::new(follower).lines();
+    let mut gap = None;
+    let mut after_gap = 0;
+    for line in lines.by_ref() {
+        let line: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if let Some(n) = line["gap"].as_u64() {
+            gap = Some(n);
+        } else if gap.is_some() {
+            after_gap += 1;
+            if line["log"]["message"] == "flood done" {
+                break;
+            }
+        }
+    }
+    assert!(gap.unwrap() > 0);
+    assert!(after_gap > 0, "the follower stopped at the gap");
+}
+
+#[test]
+fn titles_and_env_follow_the_documented_limits_and_lifetimes() {
+    let work = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(&[]);
+    let cwd = work.path().to_str().unwrap();
+    let long = "t".repeat(2000);
+    assert_eq!(daemon.cli_err(&["agent", "create", "--cwd", cwd, "--title", &long]), "title is 2000 characters long; the limit is 1024");
+    assert_eq!(daemon.cli_err(&["workspace", "create", "--dir", cwd, "--title", &long]), "title is 2000 characters long; the limit is 1024");
+    assert_eq!(daemon.cli(&["agent", "ls"]), json!([]));
+    // `--env` is the first launch's only (Paseo does not save agent.create.before's env).
+    let agent = daemon.cli(&["agent", "create", "--cwd", cwd, "--env", "ONCE=1"]);
+    assert_eq!(agent["launch"]["env"]["ONCE"], "1");
+    let id = agent["id"].as_str().unwrap();
+    let reloaded = daemon.cli(&["agent", "reload", id]);
+    assert_eq!(reloaded["launch"]["env"].get("ONCE"), None);
+}

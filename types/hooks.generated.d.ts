@@ -11,7 +11,7 @@ export interface AgentArchiveEvent {
 
 export interface AgentCreateRequest {
   config: AgentSessionConfig;
-  env?: StringMap;
+  env?: EnvMap;
   initialPrompt?: string;
 }
 
@@ -30,7 +30,7 @@ export interface AgentOpenRequest {
   mcpServers: McpServers;
   reason: "create" | "resume" | "refresh" | "import";
   purpose: "interactive" | "history";
-  env: StringMap;
+  env: EnvMap;
 }
 
 export interface AgentPermissionRequest {
@@ -66,7 +66,7 @@ export interface AgentSessionConfig {
   providerOptions?: Record<string, unknown>;
   systemPrompt?: string;
   thinkingOptionId?: string;
-  title?: string | null;
+  title?: Title;
   toolPolicy?: { preapproved: { kind: "mcp"; server: string; tool: string }[] };
 }
 
@@ -92,6 +92,9 @@ export interface AgentTurnStartEvent {
   agent: PluginHookAgent;
   turnId: string | null;
 }
+
+/** Environment overrides; each value at most 131,072 characters, Linux's limit for one environment string. */
+export type EnvMap = Record<string, string>;
 
 export type McpServerConfig =
   | {
@@ -124,11 +127,14 @@ export interface PluginHookWorkspace {
 
 export type StringMap = Record<string, string>;
 
+/** A title saved with the agent or workspace: at most 1,024 characters. */
+export type Title = string | null;
+
 export interface WorkspaceCreateRequest {
   source: WorkspaceSource;
   firstAgentContext?: Record<string, unknown>;
   idempotencyKey?: string;
-  title?: string | null;
+  title?: Title;
 }
 
 export interface WorkspaceEvent {

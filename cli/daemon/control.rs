@@ -1,39 +1,79 @@
-//! The control API: JSON lines over a Unix socket at `$PASEO_HOME/daemon.sock` (mode 0600, so
-//! only the daemon's user can talk to it). A request is `{"method", "params"}`; the answer is
-//! `{"ok":true,"result":…}` or `{"ok":false,"error":"…"}`. `plugin.logs` with `follow` keeps
-//! the connection open and sends one `{"log":…}` line per new entry.
+//! The control API: JSON lines over a Unix socket at `$PASEO_HOME/daemon.sock`. Only the daemon's
+//! own user gets in: the socket is 0600, and each connection's peer uid (`SO_PEERCRED`) is checked
+//! as well, so a home directory whose modes were loosened does not let another user through. A
+//! request is `{"method", "params"}` on one line of at most [`MAX_LINE`] bytes; the answer is
+//! `{"ok":true,"result":…}` or `{"ok":false,"error":"…"}`. `plugin.logs` with `follow` keeps the
+//! connection open and sends one `{"log":…}` line per new entry (and a `{"gap":n}` line when the
+//! follower fell behind and `n` entries were skipped).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::broadcast::error::RecvError;
 
 use super::Daemon;
+
+/// The longest request line (a prompt sent with `agent send` is the largest legitimate one).
+pub const MAX_LINE: usize = 4 * 1024 * 1024;
+/// How long a connection may wait before its next complete request line.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections served at once; more are answered with an error and closed.
+pub const MAX_CONNECTIONS: usize = 128;
+/// The longest pause of the accept loop after a failed `accept` (out of descriptors, say).
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 pub fn socket_path(home: &Path) -> PathBuf {
     home.join("daemon.sock")
 }
 
-/// Serves the control API until `daemon.stop` is requested.
+/// Serves the control API until `daemon.stop` is requested. The caller holds the home's lock
+/// ([`super::home::lock`]), so a socket file found here is a stale one.
 pub async fn serve(daemon: Arc<Daemon>) -> Result<(), String> {
     let path = socket_path(&daemon.store.home);
-    if UnixStream::connect(&path).await.is_ok() {
-        return Err(format!("A Paseo daemon is already running for {}", daemon.store.home.display()));
-    }
     let _ = std::fs::remove_file(&path);
     let listener = UnixListener::bind(&path).map_err(|e| format!("Cannot listen on {}: {e}", path.display()))?;
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(|e| e.to_string())?;
     let stop = Arc::new(tokio::sync::Notify::new());
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    // SAFETY: geteuid has no preconditions.
+    let owner = unsafe { libc::geteuid() };
+    let mut backoff = Duration::ZERO;
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
-                let (daemon, stop) = (daemon.clone(), stop.clone());
-                tokio::spawn(async move { connection(daemon, stream, stop).await });
+                let stream = match accepted {
+                    Ok((stream, _)) => {
+                        backoff = Duration::ZERO;
+                        stream
+                    }
+                    Err(e) => {
+                        // EMFILE and friends fail again at once: pause instead of spinning.
+                        if backoff.is_zero() {
+                            tracing::warn!(target: "paseo::daemon", "control socket: accept failed: {e}");
+                        }
+                        backoff = (backoff * 2).clamp(Duration::from_millis(10), ACCEPT_BACKOFF_MAX);
+                        tokio::time::sleep(backoff).await;
+                        continue;
+                    }
+                };
+                let (daemon, stop, slots) = (daemon.clone(), stop.clone(), slots.clone());
+                tokio::spawn(async move {
+                    if let Err(refusal) = admit(&stream, owner) {
+                        tracing::warn!(target: "paseo::daemon", "control socket: {refusal}");
+                        refuse(stream, &refusal).await;
+                        return;
+                    }
+                    let Ok(_slot) = slots.try_acquire_owned() else {
+                        refuse(stream, &format!("The daemon is serving {MAX_CONNECTIONS} control connections already; try again")).await;
+                        return;
+                    };
+                    connection(daemon, stream, stop).await
+                });
             }
             () = stop.notified() => break,
         }
@@ -43,13 +83,102 @@ pub async fn serve(daemon: Arc<Daemon>) -> Result<(), String> {
     Ok(())
 }
 
+/// Lets in only the daemon's own user (the kernel's word for who is connecting).
+fn admit(stream: &UnixStream, owner: u32) -> Result<(), String> {
+    let cred = stream.peer_cred().map_err(|e| format!("connection refused: cannot read the peer's credentials: {e}"))?;
+    if cred.uid() != owner {
+        return Err(format!(
+            "connection refused: uid {} (pid {}) is not the daemon's user (uid {owner})",
+            cred.uid(),
+            cred.pid().map(|p| p.to_string()).unwrap_or_else(|| "?".into())
+        ));
+    }
+    Ok(())
+}
+
+/// Answers with `error` and closes. The peer's request is read (up to 64 KiB or 1 s) and
+/// dropped first: closing with it unread would reset the connection, and the client would see
+/// "broken pipe" instead of why it was refused.
+async fn refuse(mut stream: UnixStream, error: &str) {
+    use tokio::io::AsyncReadExt;
+    let line = format!("{}\n", json!({ "ok": false, "error": error }));
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        stream.write_all(line.as_bytes()).await?;
+        stream.shutdown().await?;
+        let mut sink = [0u8; 4096];
+        let mut read = 0;
+        while read < 64 * 1024 {
+            match stream.read(&mut sink).await? {
+                0 => break,
+                n => read += n,
+            }
+        }
+        std::io::Result::Ok(())
+    })
+    .await;
+}
+
+/// Why a request line could not be read.
+#[derive(Debug, PartialEq)]
+enum LineError {
+    TooLong,
+    NotUtf8,
+    Io,
+}
+
+/// Reads one `\n`-terminated line of at most `max` bytes (without the newline), buffering no
+/// more than that: a longer line is refused as soon as it passes the limit. `None` at EOF.
+async fn read_line_limited<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> Result<Option<String>, LineError> {
+    let mut line = Vec::new();
+    loop {
+        let chunk = reader.fill_buf().await.map_err(|_| LineError::Io)?;
+        if chunk.is_empty() {
+            // EOF: a last line without its newline still counts.
+            return if line.is_empty() { Ok(None) } else { String::from_utf8(line).map(Some).map_err(|_| LineError::NotUtf8) };
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        if line.len() + take > max {
+            return Err(LineError::TooLong);
+        }
+        line.extend_from_slice(&chunk[..take]);
+        reader.consume(if done { take + 1 } else { take });
+        if done {
+            return String::from_utf8(line).map(Some).map_err(|_| LineError::NotUtf8);
+        }
+    }
+}
+
+/// A request line, parsed, or the reason it is not one (said in full to the client).
+fn parse_request(line: &str) -> Result<(String, Value), String> {
+    let request: Value = serde_json::from_str(line)
+        .map_err(|e| format!("Invalid request: not JSON ({e}); send {{\"method\": \"…\", \"params\": {{…}}}} on one line"))?;
+    let Some(method) = request.get("method").and_then(Value::as_str) else {
+        return Err("Invalid request: \"method\" must be a string naming a daemon method".into());
+    };
+    Ok((method.to_string(), request.get("params").cloned().unwrap_or(Value::Null)))
+}
+
 async fn connection(daemon: Arc<Daemon>, stream: UnixStream, stop: Arc<tokio::sync::Notify>) {
     let (read, mut write) = stream.into_split();
-    let mut lines = BufReader::new(read).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        let request: Value = serde_json::from_str(&line).unwrap_or_default();
-        let method = request["method"].as_str().unwrap_or_default().to_string();
-        let params = request["params"].clone();
+    let mut reader = BufReader::new(read);
+    loop {
+        let line = match tokio::time::timeout(IDLE_TIMEOUT, read_line_limited(&mut reader, MAX_LINE)).await {
+            Err(_) | Ok(Ok(None)) | Ok(Err(LineError::Io)) => return,
+            Ok(Err(LineError::TooLong)) => Err(format!("Invalid request: the line exceeds {MAX_LINE} bytes, the control socket's limit")),
+            Ok(Err(LineError::NotUtf8)) => Err("Invalid request: not UTF-8".to_string()),
+            Ok(Ok(Some(line))) => Ok(line),
+        };
+        let (method, params) = match line.and_then(|line| parse_request(&line)) {
+            Ok(request) => request,
+            Err(error) => {
+                // The rest of a refused line may still be arriving: answer and close.
+                let _ = write.write_all(format!("{}\n", json!({ "ok": false, "error": error })).as_bytes()).await;
+                return;
+            }
+        };
         if method == "plugin.logs" && params["follow"] == true {
             follow_logs(&daemon, &params, &mut write).await;
             return;
@@ -90,8 +219,15 @@ async fn follow_logs(daemon: &Arc<Daemon>, params: &Value, write: &mut tokio::ne
             return;
         }
     }
-    while let Ok((plugin, entry)) = rx.recv().await {
-        if plugin == id && write.write_all(format!("{}\n", json!({ "log": entry })).as_bytes()).await.is_err() {
+    loop {
+        let line = match rx.recv().await {
+            Ok((plugin, entry)) if plugin == id => json!({ "log": entry }),
+            Ok(_) => continue,
+            // A flood outran this follower: say how much it missed, and go on.
+            Err(RecvError::Lagged(skipped)) => json!({ "gap": skipped }),
+            Err(RecvError::Closed) => return,
+        };
+        if write.write_all(format!("{line}\n").as_bytes()).await.is_err() {
             return;
         }
     }
@@ -205,9 +341,14 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
 /// One request to the running daemon.
 pub async fn request(home: &Path, method: &str, params: Value) -> Result<Value, String> {
     let mut stream = connect(home).await?;
-    stream.write_all(format!("{}\n", json!({ "method": method, "params": params })).as_bytes()).await.map_err(|e| e.to_string())?;
+    let sent = stream.write_all(format!("{}\n", json!({ "method": method, "params": params })).as_bytes()).await;
+    // A refused connection may have been answered already: its reason beats "broken pipe".
     let mut line = String::new();
-    BufReader::new(stream).read_line(&mut line).await.map_err(|e| e.to_string())?;
+    let read = BufReader::new(stream).read_line(&mut line).await;
+    if line.is_empty() {
+        sent.map_err(|e| e.to_string())?;
+        read.map_err(|e| e.to_string())?;
+    }
     let answer: Value = serde_json::from_str(&line).map_err(|_| "The daemon closed the connection".to_string())?;
     if answer["ok"] == true {
         Ok(answer["result"].clone())
@@ -235,4 +376,37 @@ async fn connect(home: &Path) -> Result<UnixStream, String> {
     UnixStream::connect(socket_path(home))
         .await
         .map_err(|_| format!("The Paseo daemon is not running for {} (start it with `paseo daemon`)", home.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines(input: &[u8], max: usize) -> Vec<Result<Option<String>, LineError>> {
+        // A reader that hands out 3 bytes at a time, so lines cross buffer boundaries.
+        let mut reader = BufReader::with_capacity(3, input);
+        let mut out = Vec::new();
+        loop {
+            let line = read_line_limited(&mut reader, max).await;
+            let end = !matches!(line, Ok(Some(_)));
+            out.push(line);
+            if end {
+                return out;
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn lines_are_split_and_bounded() {
+        assert_eq!(lines(b"ab\ncdef\ng", 4).await, [Ok(Some("ab".into())), Ok(Some("cdef".into())), Ok(Some("g".into())), Ok(None)]);
+        assert_eq!(lines(b"abcde\n", 4).await, [Err(LineError::TooLong)]);
+        assert_eq!(lines(b"\xff\n", 4).await, [Err(LineError::NotUtf8)]);
+    }
+
+    #[test]
+    fn requests_that_are_not_requests_say_why() {
+        assert_eq!(parse_request(r#"{"method":"plugin.ls"}"#).unwrap(), ("plugin.ls".to_string(), Value::Null));
+        assert!(parse_request("[1]").unwrap_err().contains("\"method\" must be a string"));
+        assert!(parse_request("nope").unwrap_err().starts_with("Invalid request: not JSON (expected ident at line 1 column 2)"));
+    }
 }

@@ -4,6 +4,7 @@
 //! MCP, implements `context.paseo` for plugins, and answers the CLI on a Unix socket.
 
 pub mod control;
+pub mod home;
 mod mcp_client;
 mod provider;
 pub mod store;
@@ -13,8 +14,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use paseo_plugin_runtime::hooks::types::*;
+use paseo_plugin_runtime::host::manifest::check_plugin_id;
 use paseo_plugin_runtime::host::logs::{now_iso, LogEntry};
 use paseo_plugin_runtime::sdk::{Caller, PaseoDaemon, SdkError, SdkFuture};
+use paseo_plugin_runtime::tools::mcp::{AgentSecret, REDACTED_AUTHORIZATION, SERVER_NAME};
 use paseo_plugin_runtime::{HostOptions, OpenContext, PluginHost, PluginStatus};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, oneshot};
@@ -34,6 +37,22 @@ pub struct Launch {
     pub mcp_servers: Value,
     /// Where the agent reaches its plugin tools.
     pub tools_url: Option<String>,
+    /// The credential for `tools_url`, made when the tools were attached. `mcp_servers` shows
+    /// it as `REDACTED_AUTHORIZATION`; only the provider gets it (`provider_mcp_servers`).
+    #[serde(skip)]
+    pub tools_secret: Option<AgentSecret>,
+}
+
+impl Launch {
+    /// The MCP servers as the provider is launched with them: paseo's own entry carries the
+    /// agent's real `Authorization` header.
+    pub fn provider_mcp_servers(&self) -> Value {
+        let mut servers = self.mcp_servers.clone();
+        if let (Some(secret), Some(entry)) = (&self.tools_secret, servers.get_mut(SERVER_NAME)) {
+            entry["headers"]["Authorization"] = json!(secret.authorization());
+        }
+        servers
+    }
 }
 
 struct LiveAgent {
@@ -56,6 +75,8 @@ pub struct Daemon {
     pub trace: broadcast::Sender<String>,
     turns_done: tokio::sync::Notify,
     mcp: Mutex<Option<Arc<paseo_plugin_runtime::tools::mcp::McpServer>>>,
+    /// Exclusive ownership of `$PASEO_HOME` for as long as the daemon lives.
+    _home_lock: home::HomeLock,
 }
 
 /// `context.paseo` for plugins, answered by the daemon.
@@ -67,8 +88,10 @@ fn sdk_err(e: impl std::fmt::Display) -> SdkError {
 
 impl Daemon {
     pub async fn start(home: PathBuf) -> Result<Arc<Daemon>, String> {
-        std::fs::create_dir_all(&home).map_err(|e| format!("Cannot create {}: {e}", home.display()))?;
-        let store = Store { home: home.clone() };
+        // Before anything reads the home or loads a plugin: a second daemon stops here.
+        let home_lock = home::lock(&home)?;
+        home::raise_fd_limit();
+        let store = Store::open(home.clone())?;
         let config = store.load_config()?;
         let state = store.load_state()?;
         let (logs, _) = broadcast::channel(1024);
@@ -97,6 +120,7 @@ impl Daemon {
             trace,
             turns_done: Default::default(),
             mcp: Mutex::default(),
+            _home_lock: home_lock,
         });
         let _ = sdk.0.set(Arc::downgrade(&daemon));
         let mcp = paseo_plugin_runtime::tools::mcp::McpServer::start(daemon.host.clone(), "127.0.0.1:0".parse().unwrap())
@@ -120,9 +144,13 @@ impl Daemon {
         format!("{prefix}-{}", state.next_id)
     }
 
+    /// Saves agents, workspaces and the id counter (timelines have journals of their own).
+    /// Durable before it returns: the snapshot is taken under the state lock, so it holds every
+    /// change made before the call, and writes are serialized so that an older snapshot never
+    /// lands over a newer one (a save that finds a newer one on disk is done).
     fn save(&self) {
-        let state = self.state.lock().unwrap().clone();
-        self.store.save_state(&state);
+        let snapshot = self.store.snapshot(&self.state.lock().unwrap());
+        self.store.write_state(snapshot);
     }
 
     // ---- plugins -------------------------------------------------------------------------
@@ -133,6 +161,11 @@ impl Daemon {
             return;
         }
         for (id, plugin) in &config.plugins {
+            if let Err(e) = check_plugin_id(id) {
+                // A hand-edited config.json: never load it, nor join its ID into a path.
+                self.say(format!("plugin entry in config.json skipped: {e}"));
+                continue;
+            }
             if plugin.is_enabled() {
                 match self.host.load_with(&plugin.path, Some(id), None).await {
                     Ok(_) => self.say(format!("plugin {id} running")),
@@ -183,6 +216,7 @@ impl Daemon {
         let dir = dir.canonicalize().map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
         let manifest = paseo_plugin_runtime::host::manifest::Manifest::read(&dir)?;
         let id = id.map(str::to_string).unwrap_or(manifest.id.clone());
+        check_plugin_id(&id)?;
         if self.config.lock().unwrap().plugins.contains_key(&id) {
             return Err(format!("Plugin ID \"{id}\" is already configured; choose another ID with --id"));
         }
@@ -212,7 +246,10 @@ impl Daemon {
         Ok(json!({ "id": id }))
     }
 
+    /// The configuration of plugin `id`; the ID is checked first, so callers may join it into
+    /// a path.
     fn configured(&self, id: &str) -> Result<PluginConfig, String> {
+        check_plugin_id(id)?;
         self.config.lock().unwrap().plugins.get(id).cloned().ok_or_else(|| format!("Plugin is not configured: {id}"))
     }
 
@@ -277,6 +314,7 @@ impl Daemon {
                 return Ok(serde_json::to_value(ws).unwrap());
             }
         }
+        check_title(request["title"].as_str())?;
         let request = self.host.run_hook("workspace.create.before", request, &OpenContext::default()).await.map_err(|e| e.to_string())?;
         self.say(format!("workspace.create.before → {}", request["source"]));
         let source = &request["source"];
@@ -392,6 +430,7 @@ impl Daemon {
             }
             None => (params["cwd"].as_str().ok_or("agent create needs a workspace or a cwd")?.to_string(), None),
         };
+        check_title(params["title"].as_str())?;
         let provider = params["provider"].as_str().unwrap_or("scripted").split('/').next().unwrap_or("scripted").to_string();
         let mut config = AgentSessionConfig { provider, cwd: cwd.clone(), ..Default::default() };
         if let Some(title) = params["title"].as_str() {
@@ -466,7 +505,24 @@ impl Daemon {
             return Err(format!("Provider '{}' does not support MCP servers", agent.provider));
         }
         let tools: Vec<String> = opened.tools.iter().map(|t| t.name.clone()).collect();
-        let tools_url = (!tools.is_empty()).then(|| self.mcp.lock().unwrap().as_ref().map(|m| m.agent_url(&agent.id))).flatten();
+        // Each opening that attaches tools gets a new secret (the old one stops working); one
+        // that attaches none leaves the agent's endpoint closed.
+        let mcp = self.mcp.lock().unwrap().clone();
+        let (tools_url, tools_secret) = match mcp {
+            Some(mcp) if !tools.is_empty() && agent.archived_at.is_none() => {
+                let secret = mcp.grant(&agent.id).map_err(|e| format!("Cannot attach plugin tools: {e}"))?;
+                (Some(mcp.agent_url(&agent.id)), Some(secret))
+            }
+            Some(mcp) => {
+                mcp.revoke(&agent.id);
+                (None, None)
+            }
+            None => (None, None),
+        };
+        if let Some(url) = &tools_url {
+            // Added after the hooks: plugins never see the agent's secret.
+            servers.insert(SERVER_NAME.into(), json!({ "type": "http", "url": url, "headers": { "Authorization": REDACTED_AUTHORIZATION } }));
+        }
         let reason_name = serde_json::to_value(reason).unwrap().as_str().unwrap().to_string();
         self.say(format!(
             "agent.open.before ({reason_name}) → env {:?}, tools {:?}{}",
@@ -474,7 +530,7 @@ impl Daemon {
             tools,
             tools_url.as_ref().map(|u| format!(" served at {u}")).unwrap_or_default()
         ));
-        let launch = Launch { reason: reason_name, env, tools, mcp_servers: Value::Object(servers), tools_url };
+        let launch = Launch { reason: reason_name, env, tools, mcp_servers: Value::Object(servers), tools_url, tools_secret };
         let mut live = self.live.lock().unwrap();
         let running = live.get(&agent.id).map(|l| l.running).unwrap_or(false);
         let turn = live.remove(&agent.id).and_then(|l| l.turn);
@@ -498,6 +554,7 @@ impl Daemon {
 
     pub fn agent_view(&self, id: &str) -> Option<Value> {
         let record = self.state.lock().unwrap().agents.get(id).cloned()?;
+        let (timeline, timeline_length) = self.store.timeline_tail(id, store::VIEW_TIMELINE_ITEMS);
         let live = self.live.lock().unwrap();
         let launch = live.get(id).map(|l| &l.launch);
         let pending: Vec<Value> = self.permissions.lock().unwrap().iter().filter(|((a, _), _)| a == id).map(|(_, (req, _))| req.clone()).collect();
@@ -508,7 +565,8 @@ impl Daemon {
             "status": if record.archived_at.is_some() { "archived" } else if live.get(id).is_some_and(|l| l.running) { "running" } else if live.contains_key(id) { "idle" } else { "closed" },
             "launch": launch, "pendingPermissions": pending,
             "stale": self.host.stale_sessions().iter().any(|s| s == id),
-            "timeline": self.state.lock().unwrap().timelines.get(id).cloned().unwrap_or_default(),
+            // The latest items only (see VIEW_TIMELINE_ITEMS); `timelineLength` counts them all.
+            "timeline": timeline, "timelineLength": timeline_length,
         }))
     }
 
@@ -517,9 +575,12 @@ impl Daemon {
         ids.iter().filter_map(|id| self.agent_view(id)).collect()
     }
 
+    /// Appends to the agent's timeline journal: O(item) however long the history, and on disk
+    /// before it returns.
     fn push_timeline(&self, agent: &str, item: Value) {
-        self.state.lock().unwrap().timelines.entry(agent.into()).or_default().push(item);
-        self.save();
+        if let Err(e) = self.store.push_timeline(agent, item) {
+            tracing::error!(target: "paseo::daemon", "{e}");
+        }
     }
 
     /// Sends a user message: reopens a stale session first (before the idle prompt), then runs
@@ -645,6 +706,11 @@ impl Daemon {
     /// Closes the live session once: `agent.close.after` is emitted only for a live agent.
     async fn close_agent(&self, record: &AgentRecord) {
         if self.live.lock().unwrap().remove(&record.id).is_some() {
+            // The secret dies with the session: the endpoint answers 404 from now on.
+            let mcp = self.mcp.lock().unwrap().clone();
+            if let Some(mcp) = mcp {
+                mcp.revoke(&record.id);
+            }
             self.host.close_session(&record.id).await;
             self.host.notify::<AgentCloseAfter>(AgentEvent { agent: hook_agent(record) });
         }
@@ -653,11 +719,24 @@ impl Daemon {
     /// Stops the daemon: pending notifications get up to 5 s, then plugins stop.
     pub async fn shutdown(&self) {
         self.host.shutdown().await;
+        // Every change was saved as it was made; this catches one whose write failed.
+        self.save();
+        self.store.flush_timelines();
         if let Some(mcp) = self.mcp.lock().unwrap().take() {
             if let Ok(mcp) = Arc::try_unwrap(mcp) {
                 tokio::spawn(mcp.shutdown());
             }
         }
+    }
+}
+
+/// Titles are saved and listed: the catalogue's limit applies to what callers send, as it does
+/// to what hooks return.
+fn check_title(title: Option<&str>) -> Result<(), String> {
+    let limit = paseo_plugin_runtime::hooks::validate::MAX_TITLE_CHARS;
+    match title.map(|t| t.chars().count()) {
+        Some(length) if length > limit => Err(format!("title is {length} characters long; the limit is {limit}")),
+        _ => Ok(()),
     }
 }
 
@@ -727,8 +806,7 @@ impl PaseoDaemon for Sdk {
             let d = self.daemon()?;
             let id = arg(&args, "agentId")?;
             d.agent_record(id).map_err(sdk_err)?;
-            let items = d.state.lock().unwrap().timelines.get(id).cloned().unwrap_or_default();
-            Ok(paseo_plugin_runtime::sdk::timeline_page(&items, &args["options"], "daemon"))
+            Ok(d.store.read_timeline(id, |items| paseo_plugin_runtime::sdk::timeline_page(items, &args["options"], "daemon")))
         })
     }
     fn agents_timeline_append<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
@@ -736,8 +814,8 @@ impl PaseoDaemon for Sdk {
             let d = self.daemon()?;
             let id = arg(&args, "agentId")?.to_string();
             d.agent_record(&id).map_err(sdk_err)?;
-            let seq = paseo_plugin_runtime::sdk::append_plugin_row(d.state.lock().unwrap().timelines.entry(id).or_default(), caller, args["item"].clone())?;
-            d.save();
+            let item = args["item"].clone();
+            let seq = d.store.edit_timeline(&id, |items| paseo_plugin_runtime::sdk::append_plugin_row(items, caller, item))?.map_err(sdk_err)?;
             Ok(json!({ "seq": seq, "epoch": "daemon" }))
         })
     }

@@ -42,6 +42,7 @@ pub(crate) async fn run_request_chain(
         let mut next: Value = if output.is_empty() {
             std::mem::take(&mut request)
         } else {
+            super::validate::check_result_size(output.len()).map_err(|m| HookError::plugin(&id, hook, m))?;
             let output = serde_json::from_str(&output)
                 .map_err(|e| HookError::plugin(&id, hook, format!("invalid request: {e}")))?;
             check_result(spec, &request, output).map_err(|m| HookError::plugin(&id, hook, m))?

@@ -138,18 +138,49 @@ fn resolve_parents(path: &Path) -> PathBuf {
     resolved
 }
 
+/// The most bytes of JSON a waiting hook's result may have when it reaches the host: what
+/// Paseo's Node host allows one IPC message (4 MiB).
+pub const MAX_RESULT_BYTES: usize = 4 * 1024 * 1024;
+
+/// The longest title (agent or workspace) a request may carry: the catalogue's `Title`.
+pub const MAX_TITLE_CHARS: usize = 1024;
+
+/// How much of a schema error's text is shown: errors quote the offending value, which may be
+/// a plugin's 40 MiB string.
+const MAX_ERROR_CHARS: usize = 300;
+
+/// Checks the size of a result before it is parsed.
+pub fn check_result_size(bytes: usize) -> Result<(), String> {
+    if bytes > MAX_RESULT_BYTES {
+        return Err(format!("invalid request: the result is {bytes} bytes of JSON; the limit is {MAX_RESULT_BYTES} bytes (4 MiB)"));
+    }
+    Ok(())
+}
+
 fn schema_errors(hook: &HookSpec, value: &Value) -> Result<(), String> {
     let errors: Vec<String> = hook
         .validator
         .iter_errors(value)
         .take(3)
-        .map(|e| format!("{}: {}", field_path(e.instance_path().as_str()), e))
+        .map(|e| format!("{}: {}", field_path(e.instance_path().as_str()), describe(&e)))
         .collect();
     if errors.is_empty() {
         Ok(())
     } else {
         Err(errors.join("; "))
     }
+}
+
+fn describe(error: &jsonschema::ValidationError) -> String {
+    if let jsonschema::error::ValidationErrorKind::MaxLength { limit } = error.kind() {
+        let length = error.instance().as_str().map_or(0, |s| s.chars().count());
+        return format!("is {length} characters long; the limit is {limit}");
+    }
+    let text = error.to_string();
+    if text.chars().count() <= MAX_ERROR_CHARS {
+        return text;
+    }
+    text.chars().take(MAX_ERROR_CHARS).chain(['…']).collect()
 }
 
 /// `/tools/0/name` → `tools[0].name`; the root is `(root)`.
@@ -243,6 +274,26 @@ mod tests {
         out["tools"] = json!([{"name":"Bad-Name","description":"d","inputSchema":{}}]);
         let err = check_result(hook, &prev, out).unwrap_err();
         assert!(err.starts_with("invalid request: tools[0].name: "), "{err}");
+    }
+
+    #[test]
+    fn sizes_are_bounded_and_errors_do_not_echo_huge_values() {
+        let hook = catalogue().get("agent.create.before").unwrap();
+        let prev = json!({"config":{"provider":"codex","cwd":"/p"}});
+        let title = "t".repeat(40 * 1024 * 1024);
+        let err = check_result(hook, &prev, json!({"config":{"provider":"codex","cwd":"/p","title":title}})).unwrap_err();
+        assert_eq!(err, "invalid request: config.title: is 41943040 characters long; the limit is 1024");
+        let err = check_result(hook, &prev, json!({"config":{"provider":"codex","cwd":"/p"},"env":{"A":"v".repeat(200_000)}})).unwrap_err();
+        assert_eq!(err, "invalid request: env.A: is 200000 characters long; the limit is 131072");
+        let err = check_result(hook, &prev, json!({"config":{"provider":"codex","cwd":"/p"},"env":{"A":["x".repeat(10_000)]}})).unwrap_err();
+        assert!(err.len() < 400 && err.ends_with('…'), "{err}");
+        assert_eq!(check_result_size(MAX_RESULT_BYTES), Ok(()));
+        assert_eq!(
+            check_result_size(MAX_RESULT_BYTES + 1).unwrap_err(),
+            "invalid request: the result is 4194305 bytes of JSON; the limit is 4194304 bytes (4 MiB)"
+        );
+        let schema: Value = serde_json::from_str(include_str!("catalogue.json")).unwrap();
+        assert_eq!(schema["$defs"]["Title"]["maxLength"], json!(MAX_TITLE_CHARS));
     }
 
     #[test]

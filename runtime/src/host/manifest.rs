@@ -17,10 +17,30 @@ pub struct Manifest {
     pub build: Vec<Vec<String>>,
 }
 
-/// Plugin IDs: a lowercase letter, then lowercase letters, digits and hyphens.
+/// The longest plugin ID we accept. Paseo's schema sets none; ids become folder names
+/// (`plugin-settings/<id>`) and log prefixes, so a bound keeps both sane.
+pub const MAX_PLUGIN_ID_LEN: usize = 64;
+
+/// Plugin IDs: a lowercase letter, then lowercase letters, digits and hyphens, at most
+/// [`MAX_PLUGIN_ID_LEN`] characters. Such an ID is always safe to join into a path.
 pub fn is_valid_plugin_id(id: &str) -> bool {
     let mut chars = id.chars();
-    matches!(chars.next(), Some('a'..='z')) && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-'))
+    id.len() <= MAX_PLUGIN_ID_LEN
+        && matches!(chars.next(), Some('a'..='z'))
+        && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-'))
+}
+
+/// [`is_valid_plugin_id`] with the message every entry point gives (install `--id`, the daemon's
+/// control API, `config.json`).
+pub fn check_plugin_id(id: &str) -> Result<(), String> {
+    if is_valid_plugin_id(id) {
+        return Ok(());
+    }
+    let shown: String = id.chars().take(80).collect();
+    let more = if id.chars().count() > 80 { "…" } else { "" };
+    Err(format!(
+        "Invalid plugin ID \"{shown}{more}\": it must start with a lowercase letter, contain only lowercase letters, digits and hyphens, and be at most {MAX_PLUGIN_ID_LEN} characters"
+    ))
 }
 
 impl Manifest {
@@ -36,6 +56,9 @@ impl Manifest {
         }
         let id = match obj.get("id") {
             Some(Value::String(id)) if is_valid_plugin_id(id) => id.clone(),
+            Some(Value::String(id)) if id.len() > MAX_PLUGIN_ID_LEN => {
+                return Err(invalid(format!("id is {} characters long; the limit is {MAX_PLUGIN_ID_LEN}", id.chars().count())))
+            }
             Some(Value::String(id)) => {
                 return Err(invalid(format!(
                     "id \"{id}\" must start with a lowercase letter and contain only lowercase letters, digits and hyphens"
@@ -163,5 +186,9 @@ mod tests {
         assert!(!is_valid_plugin_id("A"));
         assert!(!is_valid_plugin_id("a_b"));
         assert!(!is_valid_plugin_id(""));
+        assert!(!is_valid_plugin_id("../../dir"));
+        assert!(is_valid_plugin_id(&"a".repeat(MAX_PLUGIN_ID_LEN)));
+        assert!(!is_valid_plugin_id(&"a".repeat(MAX_PLUGIN_ID_LEN + 1)));
+        assert!(check_plugin_id(&"a".repeat(5000)).unwrap_err().contains("at most 64 characters"));
     }
 }

@@ -268,8 +268,10 @@ impl PluginHost {
         let directory = dir.canonicalize().map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
         let manifest = Manifest::read(&directory)?;
         let id = match id {
-            Some(id) if !manifest::is_valid_plugin_id(id) => return Err(format!("Invalid plugin ID: {id}")),
-            Some(id) => id.to_string(),
+            Some(id) => {
+                manifest::check_plugin_id(id)?;
+                id.to_string()
+            }
             None => manifest.id.clone(),
         };
         {
@@ -722,6 +724,11 @@ impl PluginHost {
         }
         let call = CallKind::Rpc { method: method.to_string(), input: input.to_string() };
         match isolate.call(call, limits.hook_timeout).await {
+            Ok(output) if output.len() > crate::hooks::validate::MAX_RESULT_BYTES => Err(format!(
+                "Plugin {id} RPC {method} returned {} bytes of JSON; the limit is {} bytes (4 MiB)",
+                output.len(),
+                crate::hooks::validate::MAX_RESULT_BYTES
+            )),
             Ok(output) => serde_json::from_str(&output).map_err(|e| e.to_string()),
             Err(CallError::TimedOut) => Err(format!("Plugin RPC timed out: {id}.invoke")),
             Err(CallError::Failed(m) | CallError::Stopped(m)) => Err(m),

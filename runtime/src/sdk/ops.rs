@@ -22,6 +22,10 @@ pub(crate) struct SdkState {
     pub storage_dir: Option<PathBuf>,
 }
 
+/// The most JSON one SDK call may send the daemon: what Paseo's Node host allows one IPC
+/// message. The daemon's own limits (64 KiB of timeline data, titles) apply on top.
+pub const MAX_CALL_BYTES: usize = 4 * 1024 * 1024;
+
 #[op2]
 #[string]
 pub async fn op_sdk_call(state: Rc<RefCell<OpState>>, #[string] method: String, #[string] args: String) -> Result<String, JsErrorBox> {
@@ -30,6 +34,12 @@ pub async fn op_sdk_call(state: Rc<RefCell<OpState>>, #[string] method: String, 
         let sdk = state.borrow::<SdkState>();
         (sdk.daemon.clone(), sdk.caller.clone(), sdk.runtime.clone())
     };
+    if args.len() > MAX_CALL_BYTES {
+        return Err(JsErrorBox::range_error(format!(
+            "paseo.{method}: the arguments are {} bytes of JSON; the limit is {MAX_CALL_BYTES} bytes (4 MiB)",
+            args.len()
+        )));
+    }
     let args: Value = serde_json::from_str(&args).map_err(|e| JsErrorBox::generic(format!("paseo.{method}: arguments are not JSON: {e}")))?;
     let call = async move { dispatch(&*daemon, &caller, &method, args).await };
     let result = match runtime {
