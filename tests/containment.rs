@@ -1,6 +1,7 @@
-//! Containment, proven through the public API: a runaway handler, a heap bomb, a plugin stopped
-//! or dying with calls pending, and reloads under a steady load of notifications and waiting
-//! hooks. Fixtures: tests/fixtures/containment-*.
+//! Containment, proven through the public API: a runaway handler, a heap bomb, ops asked for
+//! more than the plugin's heap can take, a spinning timer, a plugin stopped or dying with calls
+//! pending, and reloads under a steady load of notifications and waiting hooks. Fixtures:
+//! tests/fixtures/containment-*.
 mod common;
 
 use std::collections::BTreeMap;
@@ -412,4 +413,226 @@ async fn reload_storm() {
     .collect();
     assert_eq!(lines, expected);
     assert!(settle(|| reloader_threads() == 0), "plugin threads after shutdown: {:?}", threads());
+}
+
+/// `agent.open.before` of `containment-buffers` with these labels; returns what it put in `env`.
+async fn buffers(host: &PluginHost, labels: Value) -> Value {
+    let out = open(host, open_with(labels.clone(), json!({}))).await.unwrap_or_else(|e| panic!("{labels}: {e}"));
+    out["env"].clone()
+}
+
+/// Splits `<prefix><number><suffix>` into the number, checking prefix and suffix.
+fn number_between(text: &str, prefix: &str, suffix: &str) -> u64 {
+    let rest = text.strip_prefix(prefix).unwrap_or_else(|| panic!("{text:?} does not start with {prefix:?}"));
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    assert_eq!(&rest[digits.len()..], suffix, "in {text:?}");
+    digits.parse().unwrap()
+}
+
+/// A host with `containment-buffers` capped at 32 MiB, next to the bystander `containment-other`.
+async fn buffers_host() -> PluginHost {
+    let host = host_with(limits(20_000));
+    load_all(&host, &["containment-other"]).await;
+    host.load_with(&fixture("containment-buffers"), None, Some(Limits { heap_bytes: 32 * MIB, ..limits(20_000) })).await.unwrap();
+    host
+}
+
+/// The plugin, its neighbour and the host are all still fine, and the plugin answered `calls` calls.
+async fn buffers_plugin_carries_on(host: &PluginHost, calls: usize) {
+    assert_eq!(buffers(host, json!({ "kind": "ok" })).await["CALLS"], (calls + 1).to_string());
+    assert_eq!(host.plugin("containment-buffers").unwrap().status, PluginStatus::Running);
+    assert_eq!(create(host).await.unwrap()["config"]["title"], "other 1");
+}
+
+// `fs.readFileSync` of a 200 MB file used to abort the whole process: the engine could not copy
+// the buffer into the plugin's heap and deno_core unwrapped the missing ArrayBuffer inside the
+// op. /dev/zero (size 0) was read whole first and grew the process to 4 GiB. Reads are now
+// bounded by the room in the plugin's heap while reading, and fail as Node's
+// ERR_FS_FILE_TOO_LARGE does, naming the plugin's limit.
+#[test]
+fn reads_past_the_heap_room_fail_as_file_too_large_in_the_plugin_while_reading() {
+    if !alone("reads_past_the_heap_room_fail_as_file_too_large_in_the_plugin_while_reading") {
+        return;
+    }
+    const SUFFIX: &str = " bytes plugin containment-buffers may still allocate (heap cap 32 MiB)";
+    let dir = tempfile::tempdir().unwrap();
+    // Sparse: 200 MB that cost no disk.
+    let (big, medium) = (dir.path().join("big"), dir.path().join("medium"));
+    std::fs::File::create(&big).unwrap().set_len(200_000_000).unwrap();
+    std::fs::File::create(&medium).unwrap().set_len(5_000_000).unwrap();
+    runtime().block_on(async {
+        let host = buffers_host().await;
+        let path = big.to_str().unwrap();
+        for (kind, share) in [("read", "the "), ("read-promise", "the "), ("read-text", "a third of the ")] {
+            let env = buffers(&host, json!({ "kind": kind, "path": path })).await;
+            assert_eq!((&env["OUTCOME"], &env["NAME"], &env["CODE"]), (&json!("error"), &json!("RangeError"), &json!("ERR_FS_FILE_TOO_LARGE")), "{kind}: {env}");
+            let prefix = format!("File size (200000000) is greater than {share}");
+            let room = number_between(env["MESSAGE"].as_str().unwrap(), &prefix, SUFFIX);
+            assert!(room > 0 && room < 32 * MIB as u64, "{kind}: {env}");
+        }
+
+        // A device reports size 0: reading stops one byte past the room.
+        let rss_before = status_kib("VmRSS");
+        let env = buffers(&host, json!({ "kind": "read", "path": "/dev/zero" })).await;
+        let growth = status_kib("VmHWM").saturating_sub(rss_before) * 1024;
+        println!("readFileSync(/dev/zero): resident peak grew by {} KiB", growth / 1024);
+        assert_eq!((&env["NAME"], &env["CODE"]), (&json!("RangeError"), &json!("ERR_FS_FILE_TOO_LARGE")), "{env}");
+        let message = env["MESSAGE"].as_str().unwrap();
+        let (read, room) = message.strip_prefix("File size (at least ").unwrap().split_once(") is greater than the ").unwrap();
+        let room = number_between(room, "", SUFFIX);
+        assert_eq!(read.parse::<u64>().unwrap(), room + 1, "{message}");
+        // The bytes read (at most the 32 MiB cap, in a growing buffer) and nothing more.
+        assert!(growth < 4 * 32 * MIB as u64, "resident peak grew by {} KiB", growth / 1024);
+
+        // What fits is read as before, past the size read without measuring too.
+        let env = buffers(&host, json!({ "kind": "read", "path": medium.to_str().unwrap() })).await;
+        assert_eq!((&env["OUTCOME"], &env["LENGTH"]), (&json!("ok"), &json!("5000000")), "{env}");
+        buffers_plugin_carries_on(&host, 5).await;
+        host.shutdown().await;
+    });
+}
+
+// `execSync` with 300 MB of output aborted the process the same way (the output went to the
+// plugin as one buffer). Output past maxBuffer kills the child and fails with Node's ENOBUFS;
+// a maxBuffer the heap cannot take is clamped to what it can, and says so.
+#[test]
+fn child_output_past_max_buffer_or_the_heap_room_fails_and_kills_the_child() {
+    if !alone("child_output_past_max_buffer_or_the_heap_room_fails_and_kills_the_child") {
+        return;
+    }
+    const CLAMPED: &str = " bytes, a quarter of the ";
+    const SUFFIX: &str = " bytes plugin containment-buffers may still allocate (heap cap 32 MiB))";
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("finished");
+    // The shell writes the marker only if it outlives its output.
+    let command = format!("head -c 5000000 /dev/zero; echo finished > {}", marker.display());
+    runtime().block_on(async {
+        let host = buffers_host().await;
+        let env = buffers(&host, json!({ "kind": "exec-sync", "command": command })).await;
+        assert_eq!((&env["CODE"], &env["MESSAGE"], &env["SIGNAL"]), (&json!("ENOBUFS"), &json!("spawnSync /bin/sh ENOBUFS"), &json!("SIGTERM")), "{env}");
+        // Node keeps the chunk that went over the default 1 MiB.
+        let kept: usize = env["LENGTH"].as_str().unwrap().parse().unwrap();
+        assert!(kept > 1024 * 1024 && kept < 2 * 1024 * 1024, "{env}");
+        assert!(!marker.exists(), "the child ran on past maxBuffer");
+
+        let env = buffers(&host, json!({ "kind": "exec-async", "command": command })).await;
+        assert_eq!((&env["NAME"], &env["CODE"], &env["MESSAGE"]), (&json!("RangeError"), &json!("ERR_CHILD_PROCESS_STDIO_MAXBUFFER"), &json!("stdout maxBuffer length exceeded")), "{env}");
+        assert!(!marker.exists(), "the child ran on past maxBuffer");
+
+        // 40 MB would fit no 32 MiB heap: the limit is the heap's, whatever maxBuffer says.
+        let flood = "head -c 40000000 /dev/zero";
+        let env = buffers(&host, json!({ "kind": "exec-sync", "command": flood, "maxBuffer": "Infinity" })).await;
+        assert_eq!((&env["CODE"], &env["SIGNAL"]), (&json!("ENOBUFS"), &json!("SIGTERM")), "{env}");
+        let message = env["MESSAGE"].as_str().unwrap();
+        let (clamp, room) = message.strip_prefix("spawnSync /bin/sh ENOBUFS (maxBuffer was clamped to ").unwrap().split_once(CLAMPED).unwrap();
+        assert_eq!(clamp.parse::<u64>().unwrap(), number_between(room, "", SUFFIX) / 4, "{message}");
+
+        let env = buffers(&host, json!({ "kind": "exec-async", "command": flood, "maxBuffer": "1e12" })).await;
+        assert_eq!((&env["NAME"], &env["CODE"]), (&json!("RangeError"), &json!("ERR_CHILD_PROCESS_STDIO_MAXBUFFER")), "{env}");
+        let message = env["MESSAGE"].as_str().unwrap();
+        let (clamp, room) = message.strip_prefix("stdout maxBuffer length exceeded (maxBuffer was clamped to ").unwrap().split_once(CLAMPED).unwrap();
+        assert_eq!(clamp.parse::<u64>().unwrap(), number_between(room, "", SUFFIX) / 4, "{message}");
+
+        // A timeout past what a Duration holds panicked inside the op (and aborted); Node takes
+        // any integer, so it means no timeout.
+        let env = buffers(&host, json!({ "kind": "spawn-timeout" })).await;
+        assert_eq!((&env["OUTCOME"], &env["STATUS"]), (&json!("ok"), &json!("3")), "{env}");
+        buffers_plugin_carries_on(&host, 5).await;
+        host.shutdown().await;
+    });
+}
+
+/// A host whose plugin `containment-timer` has a 100 ms turn budget and a 5 s hook deadline.
+async fn timer_host() -> Arc<PluginHost> {
+    let host = Arc::new(host_with(Limits { turn_timeout: Duration::from_millis(100), ..limits(5_000) }));
+    load_all(&host, &["containment-timer", "containment-other"]).await;
+    host
+}
+
+async fn timer_call(host: &PluginHost, mode: &str) -> Value {
+    open(host, open_with(json!({ "mode": mode }), json!({}))).await.unwrap_or_else(|e| panic!("{mode}: {e}"))["env"].clone()
+}
+
+fn count_lines(host: &PluginHost, line: &str) -> usize {
+    log_lines(host, "containment-timer").iter().filter(|l| *l == line).count()
+}
+
+// A `setInterval` callback that looped forever was cut only at the hook timeout (30 s), and
+// every hook call meanwhile waited for it. Timer callbacks, and event-loop turns with no call
+// pending, now get the turn budget; a call's own code keeps its deadline after an `await`.
+#[test]
+fn a_spinning_timer_is_cut_at_the_turn_budget_and_the_next_hook_call_is_answered() {
+    const TIMER: &str = "[paseo] Timer callback exceeded the 100 ms turn budget and was terminated";
+    const TURN: &str = "[paseo] An event-loop turn exceeded the 100 ms turn budget and was terminated";
+    runtime().block_on(async {
+        let host = timer_host().await;
+        assert_eq!(timer_call(&host, "interval").await["FIRES"], "0");
+        // Once the callback spins, a call waits behind it and is answered once it is cut.
+        assert!(settle(|| log_lines(&host, "containment-timer").contains(&"interval fired 1".to_string())));
+        let env = timer_call(&host, "none").await;
+        assert_eq!(env["MODE"], "none");
+        assert_eq!(count_lines(&host, TIMER), 1, "{:?}", log_lines(&host, "containment-timer"));
+        // The terminated interval is not run again.
+        assert_eq!(timer_call(&host, "none").await["FIRES"], "1");
+
+        // Spinning after an `await`, outside the timer callback and outside any call.
+        timer_call(&host, "after-await").await;
+        assert!(settle(|| count_lines(&host, TURN) == 1), "{:?}", log_lines(&host, "containment-timer"));
+        assert_eq!(timer_call(&host, "none").await["MODE"], "none");
+
+        // 300 ms of work after an `await` inside a hook is the hook's, under its 5 s deadline.
+        assert_eq!(timer_call(&host, "busy").await["MODE"], "busy");
+        assert_eq!(count_lines(&host, "[paseo] Plugin code ran past its deadline and was terminated"), 0);
+        assert_eq!((count_lines(&host, TIMER), count_lines(&host, TURN)), (1, 1));
+        assert_eq!(host.plugin("containment-timer").unwrap().status, PluginStatus::Running);
+        assert_eq!(create(&host).await.unwrap()["config"]["title"], "other 1");
+        host.shutdown().await;
+    });
+}
+
+// A directory listing is converted into the plugin's heap in one piece too; one it has no room
+// for fails instead of exhausting the heap (which stops the plugin).
+#[test]
+fn a_directory_listing_past_the_heap_room_fails_in_the_plugin() {
+    // Symlinks with long names in memory (where there is /dev/shm): 25,000 cost 0.2 s.
+    let shm = std::path::Path::new("/dev/shm");
+    let dir = if shm.is_dir() { tempfile::tempdir_in(shm) } else { tempfile::tempdir() }.unwrap();
+    for n in 0..25_000 {
+        std::os::unix::fs::symlink("x", dir.path().join(format!("{n:06}-{}", "x".repeat(240)))).unwrap();
+    }
+    runtime().block_on(async {
+        let host = host_with(limits(20_000));
+        load_all(&host, &["containment-other"]).await;
+        host.load_with(&fixture("containment-buffers"), None, Some(Limits { heap_bytes: 8 * MIB, ..limits(20_000) })).await.unwrap();
+        let env = buffers(&host, json!({ "kind": "readdir", "path": dir.path().to_str().unwrap() })).await;
+        assert_eq!((&env["NAME"], &env["CODE"]), (&json!("RangeError"), &json!("ERR_FS_DIR_TOO_LARGE")), "{env}");
+        let message = env["MESSAGE"].as_str().unwrap();
+        let prefix = format!("The listing of '{}' (more than ", dir.path().display());
+        let (entries, room) = message.strip_prefix(&prefix).unwrap().split_once(" entries) is greater than the ").unwrap();
+        assert!(entries.parse::<u64>().unwrap() < 25_000, "{message}");
+        number_between(room, "", " bytes plugin containment-buffers may still allocate (heap cap 8 MiB)");
+        buffers_plugin_carries_on(&host, 1).await;
+        host.shutdown().await;
+    });
+}
+
+// The host's input to a call is handed to the plugin as one string too (then parsed): an input
+// its heap has no room for fails that call, and the plugin answers the next one.
+#[test]
+fn a_call_input_past_the_heap_room_fails_that_call_and_the_plugin_carries_on() {
+    runtime().block_on(async {
+        let host = buffers_host().await;
+        // About 24 of the 32 MiB, next to the ~3.5 MiB the plugin itself uses.
+        assert_eq!(buffers(&host, json!({ "kind": "hold", "size": "24000000" })).await["LENGTH"], "24000000");
+        // In pieces within the host's limit for one env value (128 Ki characters).
+        let env: serde_json::Map<String, Value> = (0..50).map(|n| (format!("BLOB{n}"), json!("x".repeat(100_000)))).collect();
+        let huge = open_with(json!({ "kind": "ok" }), Value::Object(env));
+        let err = open(&host, huge).await.unwrap_err();
+        let prefix = "Plugin containment-buffers agent.open.before failed: The input of hook agent.open.before is ";
+        let (len, room) = err.strip_prefix(prefix).unwrap().split_once(" bytes, more than half of the ").unwrap();
+        assert!(len.parse::<u64>().unwrap() > 5_000_000, "{err}");
+        number_between(room, "", " bytes plugin containment-buffers may still allocate (heap cap 32 MiB)");
+        buffers_plugin_carries_on(&host, 1).await;
+        host.shutdown().await;
+    });
 }

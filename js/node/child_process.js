@@ -441,7 +441,12 @@ export function execFile(file, args, options, callback) {
   if (callback != null && typeof callback !== "function") throw invalidType("callback", "of type function", callback);
   options = { encoding: "utf8", timeout: 0, maxBuffer: MAX_BUFFER, killSignal: "SIGTERM", cwd: null, env: null, shell: false, ...options };
   const encoding = options.encoding !== "buffer" && Buffer.isEncoding(options.encoding) ? options.encoding : null;
-  const { maxBuffer } = options;
+  // What the plugin's heap has room for bounds maxBuffer too: a quarter of it (two streams,
+  // each held as chunks and then joined), so that output past it fails here instead of
+  // exhausting the heap (runtime/src/engine/budget.rs).
+  let { maxBuffer } = options, clamped = "";
+  const [fits, room] = ops.op_host_heap_room(4);
+  if (!(maxBuffer <= fits)) [maxBuffer, clamped] = [fits, ` (maxBuffer was clamped to ${fits} bytes, ${room})`];
   const child = spawn(file, args, {
     cwd: options.cwd, env: options.env, gid: options.gid, uid: options.uid, shell: options.shell,
     signal: options.signal, argv0: options.argv0, killSignal: options.killSignal,
@@ -466,11 +471,13 @@ export function execFile(file, args, options, callback) {
     ex.cmd = cmd;
     callback(ex, stdout, stderr);
   }
+  // Signals before closing the pipes (Node closes first): a child that dies of SIGPIPE first
+  // would let a shell run the rest of its command line.
   function kill() {
-    child.stdout?.destroy();
-    child.stderr?.destroy();
     killed = true;
     try { child.kill(options.killSignal); } catch (e) { ex = e; exithandler(); }
+    child.stdout?.destroy();
+    child.stderr?.destroy();
   }
   if (options.timeout > 0) timer = setTimeout(() => { timer = null; kill(); }, options.timeout);
   for (const name of ["stdout", "stderr"]) {
@@ -478,12 +485,11 @@ export function execFile(file, args, options, callback) {
     if (!stream) continue;
     if (encoding) stream.setEncoding(encoding);
     stream.on("data", (chunk) => {
-      if (maxBuffer === Infinity) return void out[name].push(chunk);
       const length = encoding ? Buffer.byteLength(chunk, encoding) : chunk.length;
       lengths[name] += length;
       if (lengths[name] > maxBuffer) {
         out[name].push(chunk.slice(0, maxBuffer - (lengths[name] - length)));
-        ex = codeError(RangeError, "ERR_CHILD_PROCESS_STDIO_MAXBUFFER", `${name} maxBuffer length exceeded`);
+        ex = codeError(RangeError, "ERR_CHILD_PROCESS_STDIO_MAXBUFFER", `${name} maxBuffer length exceeded${clamped}`);
         kill();
       } else out[name].push(chunk);
     });
@@ -532,6 +538,8 @@ export function spawnSync(file, args, options) {
   }
   const r = ops.op_cp_spawn_sync(n.spec, input, o.timeout > 0 ? o.timeout : 0, killSignal, maxBuffer);
   const error = r.error ? spawnError(r.error, r.errno, `spawnSync ${n.file}`, n.file, n.args) : undefined;
+  // maxBuffer lowered to fit the plugin's heap (runtime/src/node/child_process.rs) says so.
+  if (r.clamped) error.message += ` (${r.clamped})`;
   if (r.error && r.pid === 0) {
     return { error, status: null, signal: null, output: null, pid: 0, stdout: null, stderr: null };
   }

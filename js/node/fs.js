@@ -26,6 +26,13 @@ export function toPath(p, name = "path") {
 
 // Adds Node's error fields to an op error (`ENOENT: no such file or directory, open '/x'`).
 function nodeError(e) {
+  // The plugin's heap has no room for what was read (runtime/src/node/fs.rs): a RangeError.
+  const tooLarge = /^(ERR_FS_(?:FILE|DIR)_TOO_LARGE): /.exec(e?.message ?? "");
+  if (tooLarge) {
+    e.message = e.message.slice(tooLarge[0].length);
+    e.code = tooLarge[1];
+    return e;
+  }
   const m = /^([A-Z_]+): .*?, (\w+) '([^']*)'(?: -> '([^']*)')?/.exec(e?.message ?? "");
   if (m) {
     e.code = m[1];
@@ -86,8 +93,9 @@ function flagsOf(options, fallback) {
 }
 
 export function readFileSync(path, options) {
-  const bytes = call(() => ops.op_fs_read(toPath(path)));
   const encoding = encodingOf(options);
+  // Decoded text sits next to the bytes (up to twice their size as UTF-16): room for three.
+  const bytes = call(() => ops.op_fs_read(toPath(path), encoding ? 3 : 1));
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return encoding ? buf.toString(encoding) : buf;
 }

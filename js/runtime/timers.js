@@ -1,7 +1,7 @@
 // Node-style timers on deno_core's timer queue. Handles are `Timeout` objects with `ref`,
 // `unref`, `hasRef`, `refresh` and a numeric primitive. A plugin lives as long as the host keeps
 // it loaded, so `unref()` only changes what `hasRef()` reports.
-import { core } from "paseo:internal/core";
+import { core, ops } from "paseo:internal/core";
 
 const byId = new Map();
 let nextId = 1;
@@ -11,9 +11,11 @@ export class Timeout {
   constructor(callback, delay, args, repeat) {
     this.id = nextId++;
     this._onTimeout = callback;
+    // The callback runs under the turn budget (runtime/src/engine/ops.rs `op_host_timer`).
     const fire = () => {
       if (!repeat) byId.delete(this.id);
-      callback(...args);
+      ops.op_host_timer(true);
+      try { callback(...args); } finally { ops.op_host_timer(false); }
     };
     this.#timer = core.createTimer(fire, delay, undefined, repeat, true, false);
     byId.set(this.id, this);

@@ -3,9 +3,11 @@
 //! (`Standby::bind`, which gives the `Isolate` handle). The host talks to it only through
 //! `Isolate::call`; every entry into plugin JS (the calls queued since the last wake-up, run by
 //! `Actor::flush` in one `pump()`, and each turn of the event loop for timers and promise
-//! continuations) runs under the watchdog's CPU deadline, and the heap cap is enforced by the
-//! near-heap-limit callback.
+//! continuations) runs under the watchdog's CPU deadline (a timer callback, and a turn with no
+//! call pending, under the shorter turn budget), and the heap cap is enforced by the
+//! near-heap-limit callback and, for buffers ops return, by `budget`.
 
+pub(crate) mod budget;
 pub mod host_js;
 pub mod modules;
 mod ops;
@@ -29,13 +31,20 @@ pub use ops::Registrations;
 use watchdog::Watchdog;
 
 /// Per-plugin limits. Defaults follow Paseo's host: 30 s per hook invocation and for
-/// initialisation; the heap cap is ours (Node has none per plugin).
+/// initialisation; the heap cap and the turn budget are ours (Node has neither per plugin).
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// Heap cap of the plugin's isolate, in bytes.
+    /// Heap cap of the plugin's isolate, in bytes. Buffers that ops hand to the plugin (file
+    /// contents, a child's output) count against it too.
     pub heap_bytes: usize,
     /// Deadline of one hook invocation (all of one plugin's handlers for one event).
     pub hook_timeout: Duration,
+    /// CPU budget of one timer callback, and of an event-loop turn while no invocation of the
+    /// plugin is pending (background work: I/O callbacks, promise continuations). JS still
+    /// running then is terminated, so that a spinning `setInterval` holds the plugin's next hook
+    /// call for at most this long instead of the hook timeout. An invocation's own code (also
+    /// after an `await`) runs under that invocation's deadline.
+    pub turn_timeout: Duration,
     /// Deadline of evaluating the plugin's modules and `contribute(server)`.
     pub load_timeout: Duration,
     /// Deadline of the plugin's cleanup function on unload.
@@ -49,6 +58,10 @@ impl Default for Limits {
         Limits {
             heap_bytes: DEFAULT_HEAP_BYTES,
             hook_timeout: Duration::from_secs(30),
+            // Node has no such limit, but on Paseo's Node host a callback that runs for a
+            // second blocks every plugin and the host's IPC; code written for it does not. A
+            // second is also about as long as an agent open may wait for a plugin's isolate.
+            turn_timeout: Duration::from_secs(1),
             load_timeout: Duration::from_secs(30),
             stop_timeout: Duration::from_secs(2),
         }
@@ -418,11 +431,21 @@ pub(crate) struct ActorState {
     pub shared: Arc<PluginShared>,
     pub pending: HashMap<u32, Pending>,
     pub stop_settled: bool,
+    /// The isolate's heap cap (`budget::heap_room` measures against it).
+    pub heap_bytes: usize,
+    /// A panic an op caught (`budget::contain`): the plugin fails with it after the entry.
+    pub crashed: Option<String>,
+    /// `Limits::turn_timeout`.
+    pub turn_timeout: Duration,
+    pub watchdog: Rc<Watchdog>,
+    /// While a timer callback runs: the deadline armed before it, restored when it returns
+    /// (`op_host_timer`). Still set after an entry: the callback was terminated.
+    pub timer: Option<Option<Instant>>,
 }
 
 struct Actor {
     js: JsRuntime,
-    watchdog: Watchdog,
+    watchdog: Rc<Watchdog>,
     heap_exceeded: Arc<AtomicBool>,
     state: Rc<std::cell::RefCell<deno_core::OpState>>,
     limits: Limits,
@@ -433,6 +456,8 @@ struct Actor {
     pump: Option<deno_core::v8::Global<deno_core::v8::Function>>,
     /// `EngineConfig::spin`.
     spin: Duration,
+    /// Whether the turn of the event loop just run had the turn budget for its deadline.
+    turn_budget: bool,
 }
 
 enum Exit {
@@ -536,13 +561,20 @@ impl Actor {
                 }
             });
         }
+        let watchdog = Rc::new(Watchdog::start("plugin:standby", handle.clone()));
         let state = js.op_state();
         state.borrow_mut().put(ActorState {
             commands: Vec::new(),
             shared: shared.clone(),
             pending: HashMap::new(),
             stop_settled: false,
+            heap_bytes: heap,
+            crashed: None,
+            turn_timeout: Limits::default().turn_timeout,
+            watchdog: watchdog.clone(),
+            timer: None,
         });
+        state.borrow_mut().put(handle);
         state.borrow_mut().put(loader.clone());
         state.borrow_mut().put(crate::sdk::ops::SdkState {
             daemon: engine.daemon,
@@ -550,7 +582,6 @@ impl Actor {
             runtime: engine.runtime,
             storage_dir: None,
         });
-        let watchdog = Watchdog::start("plugin:standby", handle);
         let mut actor = Actor {
             js,
             watchdog,
@@ -562,6 +593,7 @@ impl Actor {
             timer: Box::pin(tokio::time::sleep(Duration::from_secs(3600))),
             pump: None,
             spin: engine.spin,
+            turn_budget: false,
         };
         actor.bootstrap().await?;
         actor.pump = Some(actor.host_function("pump")?);
@@ -582,7 +614,9 @@ impl Actor {
         let sdk = state.borrow_mut::<crate::sdk::ops::SdkState>();
         sdk.caller = crate::sdk::Caller { plugin_id: shared.id.clone() };
         sdk.storage_dir = storage_dir;
-        state.borrow_mut::<ActorState>().shared = shared.clone();
+        let st = state.borrow_mut::<ActorState>();
+        st.shared = shared.clone();
+        st.turn_timeout = limits.turn_timeout;
         drop(state);
         self.limits = Limits { heap_bytes: self.limits.heap_bytes, ..limits };
         self.shared = shared;
@@ -643,11 +677,14 @@ impl Actor {
             if let Err(exit) = self.expire_due() {
                 return Poll::Ready(exit);
             }
-            let deadline = self.entry_deadline();
+            let (deadline, budget) = self.turn_deadline();
             self.watchdog.arm(deadline);
             let polled = self.js.poll_event_loop(cx, PollEventLoopOptions::default());
             let fired = self.watchdog.disarm();
-            if let Err(exit) = self.after_entry(fired, polled.map(|r| r.err().map(|e| e.to_string()))) {
+            self.turn_budget = budget;
+            let after = self.after_entry(fired, polled.map(|r| r.err().map(|e| e.to_string())));
+            self.turn_budget = false;
+            if let Err(exit) = after {
                 return Poll::Ready(exit);
             }
             if std::mem::take(&mut self.state.borrow_mut().borrow_mut::<ActorState>().stop_settled) {
@@ -680,9 +717,30 @@ impl Actor {
         self.next_deadline().map_or(budget, |d| d.min(budget))
     }
 
-    /// Handles what a JS entry left behind: heap exhaustion is fatal; a deadline termination
-    /// is cancelled so that the isolate serves the next call.
+    /// The latest moment a turn of the event loop may run until. While invocations are pending
+    /// the turn may be running their code (continuations after an `await`): their deadline.
+    /// Otherwise it runs background work (timers, I/O callbacks): the turn budget. A timer
+    /// callback gets the turn budget in any case (`op_host_timer`). Also says whether it is the
+    /// turn budget.
+    fn turn_deadline(&self) -> (Instant, bool) {
+        match self.next_deadline() {
+            Some(_) => (self.entry_deadline(), false),
+            None => (Instant::now() + self.limits.turn_timeout, true),
+        }
+    }
+
+    /// Handles what a JS entry left behind: a panic caught in an op and heap exhaustion are
+    /// fatal; a deadline termination is cancelled so that the isolate serves the next call.
     fn after_entry(&mut self, fired: bool, result: Poll<Option<String>>) -> Result<(), Exit> {
+        let (crashed, timer) = {
+            let mut op_state = self.state.borrow_mut();
+            let st = op_state.borrow_mut::<ActorState>();
+            (st.crashed.take(), st.timer.take())
+        };
+        if let Some(reason) = crashed {
+            self.shared.logs.write(Stream::Stderr, &format!("[paseo] {reason}"));
+            return Err(Exit::Fatal(reason));
+        }
         if self.heap_exceeded.load(Ordering::SeqCst) {
             let reason = format!(
                 "Plugin {} exceeded its heap limit of {} MiB and was stopped",
@@ -694,10 +752,15 @@ impl Actor {
         }
         if fired || self.js.v8_isolate().is_execution_terminating() {
             self.js.v8_isolate().cancel_terminate_execution();
-            self.shared.logs.write(
-                Stream::Stderr,
-                "[paseo] Plugin code ran past its deadline and was terminated",
-            );
+            // An invocation past its deadline, or else the turn budget (see `turn_deadline`).
+            let due = self.next_deadline().is_some_and(|d| d <= Instant::now());
+            let budget = self.limits.turn_timeout.as_millis();
+            let message = match (due, timer.is_some(), self.turn_budget) {
+                (false, true, _) => format!("Timer callback exceeded the {budget} ms turn budget and was terminated"),
+                (false, false, true) => format!("An event-loop turn exceeded the {budget} ms turn budget and was terminated"),
+                _ => "Plugin code ran past its deadline and was terminated".to_string(),
+            };
+            self.shared.logs.write(Stream::Stderr, &format!("[paseo] {message}"));
             return self.expire_due();
         }
         if let Poll::Ready(Some(error)) = result {

@@ -47,20 +47,46 @@ fn op_hook_catalogue() -> String {
 fn op_host_plugin_info(state: &mut OpState) -> String {
     // `server.dataDirectory`: the plugin's own folder next to its settings, when the host keeps one.
     let data = state.borrow::<crate::sdk::ops::SdkState>().storage_dir.as_ref().map(|d| d.join("data"));
-    let data = data.filter(|d| std::fs::create_dir_all(d).is_ok());
+    let data = data.filter(|d| crate::sdk::storage::create_private_dir_all(d).is_ok());
     let st = state.borrow::<ActorState>();
     serde_json::json!({ "id": st.shared.id, "directory": st.shared.dir, "dataDirectory": data }).to_string()
 }
 
-/// The commands the actor queued for the JS host, as one JSON array (see `HostCommand`).
+/// The commands the actor queued for the JS host, as one JSON array (see `HostCommand`). An
+/// input the plugin's heap has no room for (as this string and then parsed) fails its call
+/// instead of the string (engine/budget.rs).
 #[op2]
 #[string]
-fn op_host_commands(state: &mut OpState) -> String {
-    let commands = std::mem::take(&mut state.borrow_mut::<ActorState>().commands);
-    let mut out = String::with_capacity(64 + commands.iter().map(|c| match c {
-        super::HostCommand::Invoke { input, .. } => input.as_ref().map_or(0, String::len),
-        super::HostCommand::Abort { .. } => 0,
-    }).sum::<usize>());
+fn op_host_commands(scope: &mut v8::PinScope, state: &mut OpState) -> String {
+    use super::HostCommand;
+    let mut commands = std::mem::take(&mut state.borrow_mut::<ActorState>().commands);
+    let input_len = |c: &HostCommand| match c {
+        HostCommand::Invoke { input, .. } => input.as_ref().map_or(0, String::len),
+        HostCommand::Abort { .. } => 0,
+    };
+    let size: usize = commands.iter().map(input_len).sum();
+    if 2 * size > super::budget::SMALL {
+        let room = super::budget::heap_room(scope, state);
+        let mut left = room.bytes;
+        let st = state.borrow_mut::<ActorState>();
+        commands.retain(|c| {
+            let len = input_len(c);
+            if 2 * len <= left {
+                left -= 2 * len;
+                return true;
+            }
+            if let HostCommand::Invoke { id, kind, name, .. } = c {
+                if let Some(pending) = st.pending.remove(id) {
+                    st.stop_settled |= pending.stop;
+                    let what = if name.is_empty() { kind.to_string() } else { format!("{kind} {name}") };
+                    let error = format!("The input of {what} is {len} bytes, more than {}", room.describe(2));
+                    let _ = pending.reply.send(Err(CallError::Failed(error)));
+                }
+            }
+            false
+        });
+    }
+    let mut out = String::with_capacity(64 + commands.iter().map(input_len).sum::<usize>());
     out.push('[');
     for (i, command) in commands.iter().enumerate() {
         if i > 0 {
@@ -101,6 +127,34 @@ fn utf8_of(scope: &mut v8::PinScope, s: v8::Local<v8::String>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
+/// A timer callback starts (`enter`) or returns. While it runs, the entry's deadline is the
+/// earlier of its own and the turn budget (`Limits::turn_timeout`); a callback terminated there
+/// never returns, which leaves `ActorState::timer` set for the actor to report.
+#[op2(fast)]
+fn op_host_timer(state: &mut OpState, enter: bool) {
+    let st = state.borrow_mut::<ActorState>();
+    if enter {
+        let outer = st.watchdog.armed();
+        let budget = std::time::Instant::now() + st.turn_timeout;
+        if outer.is_none_or(|d| budget < d) {
+            st.watchdog.retarget(budget);
+        }
+        st.timer = Some(outer);
+    } else if let Some(Some(outer)) = st.timer.take() {
+        st.watchdog.retarget(outer);
+    }
+}
+
+/// `[bytes, text]`: `1/parts` of the room left in the plugin's heap, and the words naming it in
+/// an error (js/node/child_process.js clamps an async `maxBuffer` to it).
+#[op2]
+#[serde]
+fn op_host_heap_room(scope: &mut v8::PinScope, state: &mut OpState, #[smi] parts: u32) -> (f64, String) {
+    let parts = parts.max(1) as usize;
+    let room = super::budget::heap_room(scope, state);
+    ((room.bytes / parts) as f64, room.describe(parts))
+}
+
 #[op2(fast)]
 fn op_host_log(state: &mut OpState, #[smi] stream: u32, #[string] message: &str) {
     let stream = if stream == 0 { Stream::Stdout } else { Stream::Stderr };
@@ -117,13 +171,19 @@ fn op_host_registrations(state: &mut OpState, #[string] json: &str) {
 /// Validates what one handler returned; returns the request the next handler sees.
 #[op2]
 #[string]
-fn op_hook_check(#[string] hook: &str, #[string] previous: &str, #[string] output: &str) -> Result<String, JsErrorBox> {
+fn op_hook_check(
+    scope: &mut v8::PinScope,
+    state: &mut OpState,
+    #[string] hook: &str,
+    #[string] previous: &str,
+    #[string] output: &str,
+) -> Result<String, JsErrorBox> {
     let spec = catalogue().get(hook).ok_or_else(|| JsErrorBox::generic(format!("Unknown hook: {hook}")))?;
     let previous: serde_json::Value = serde_json::from_str(previous).map_err(|e| JsErrorBox::generic(e.to_string()))?;
     let output: serde_json::Value = serde_json::from_str(output).map_err(|e| JsErrorBox::generic(e.to_string()))?;
-    validate::check_result(spec, &previous, output)
-        .map(|v| v.to_string())
-        .map_err(JsErrorBox::generic)
+    let checked = validate::check_result(spec, &previous, output).map(|v| v.to_string()).map_err(JsErrorBox::generic)?;
+    super::budget::check(scope, state, checked.len(), || format!("The checked result of hook {hook}"))?;
+    Ok(checked)
 }
 
 #[derive(Serialize)]
@@ -161,9 +221,11 @@ fn op_cjs_resolve(state: &mut OpState, #[string] specifier: &str, #[string] file
 
 #[op2]
 #[string]
-fn op_cjs_source(state: &mut OpState, #[string] filename: &str) -> Result<String, JsErrorBox> {
+fn op_cjs_source(scope: &mut v8::PinScope, state: &mut OpState, #[string] filename: &str) -> Result<String, JsErrorBox> {
     let loader = state.borrow::<std::rc::Rc<PluginModuleLoader>>().clone();
-    loader.cjs_source(std::path::Path::new(filename)).map_err(JsErrorBox::generic)
+    let source = loader.cjs_source(std::path::Path::new(filename)).map_err(JsErrorBox::generic)?;
+    super::budget::check(scope, state, source.len(), || format!("The source of {filename}"))?;
+    Ok(source)
 }
 
 deno_core::extension!(
@@ -173,6 +235,8 @@ deno_core::extension!(
         op_host_plugin_info,
         op_host_commands,
         op_host_settle,
+        op_host_timer,
+        op_host_heap_room,
         op_host_log,
         op_host_registrations,
         op_hook_check,

@@ -83,6 +83,25 @@ impl Watchdog {
         }
     }
 
+    /// The deadline of the JS entry in progress, if any.
+    pub fn armed(&self) -> Option<Instant> {
+        self.shared.0.lock().unwrap().deadline
+    }
+
+    /// Moves the deadline of the JS entry in progress (a timer callback's budget inside a turn,
+    /// and back), keeping whether it already fired.
+    pub fn retarget(&self, deadline: Instant) {
+        let (lock, cv) = &*self.shared;
+        let mut st = lock.lock().unwrap();
+        if st.fired {
+            return;
+        }
+        st.deadline = Some(deadline);
+        if st.sleeping_until.is_none_or(|wake| deadline < wake) {
+            cv.notify_one();
+        }
+    }
+
     /// Marks the end of the JS entry; returns whether the watchdog terminated it.
     pub fn disarm(&self) -> bool {
         let mut st = self.shared.0.lock().unwrap();

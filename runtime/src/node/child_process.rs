@@ -12,7 +12,7 @@ use std::rc::Rc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use deno_core::{op2, AsyncRefCell, CancelHandle, CancelTryFuture, JsBuffer, OpState, RcRef, Resource, ResourceId, ToJsBuffer};
+use deno_core::{op2, v8, AsyncRefCell, CancelHandle, CancelTryFuture, JsBuffer, OpState, RcRef, Resource, ResourceId, ToJsBuffer};
 use deno_error::JsErrorBox;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
@@ -207,6 +207,9 @@ pub struct SyncResult {
     /// Set when spawning failed (then nothing else is) or on ETIMEDOUT / ENOBUFS.
     error: Option<&'static str>,
     errno: i32,
+    /// Set when the `maxBuffer` asked for was lowered to fit the plugin's heap: the limit that
+    /// applied, in words (for the ENOBUFS error).
+    clamped: Option<String>,
 }
 
 enum SyncEvent {
@@ -219,9 +222,31 @@ enum SyncEvent {
 /// `timeout_ms` (0: none) or once a stream holds more than `max_buffer` bytes. Like Node, it waits
 /// for the pipes to close too, except after such a kill: then a grandchild holding a pipe
 /// does not keep the caller waiting (its reader thread ends once the pipe does).
+///
+/// Both streams' bytes are handed to the plugin at once, so `max_buffer` is clamped to a quarter
+/// of the room in its heap (two streams, each decoded to text next to its bytes): output past
+/// it fails with ENOBUFS, as past `maxBuffer`, instead of a buffer the heap cannot take.
 #[op2]
 #[serde]
-pub fn op_cp_spawn_sync(#[serde] o: SpawnOptions, #[buffer] input: &[u8], timeout_ms: f64, kill_signal: i32, max_buffer: f64) -> SyncResult {
+pub fn op_cp_spawn_sync(
+    scope: &mut v8::PinScope,
+    state: &mut OpState,
+    #[serde] o: SpawnOptions,
+    #[buffer] input: &[u8],
+    timeout_ms: f64,
+    kill_signal: i32,
+    max_buffer: f64,
+) -> Result<SyncResult, JsErrorBox> {
+    let room = crate::engine::budget::heap_room(scope, state);
+    let asked = if max_buffer.is_finite() && max_buffer >= 0.0 { max_buffer as usize } else { usize::MAX };
+    let (max, clamped) = match room.bytes / 4 {
+        fits if asked > fits => (fits, Some(format!("maxBuffer was clamped to {fits} bytes, {}", room.describe(4)))),
+        _ => (asked, None),
+    };
+    crate::engine::budget::contain(state, "spawnSync", |_| Ok(spawn_sync(o, input, timeout_ms, kill_signal, max, clamped)))
+}
+
+fn spawn_sync(o: SpawnOptions, input: &[u8], timeout_ms: f64, kill_signal: i32, max: usize, clamped: Option<String>) -> SyncResult {
     let mut child = match command(&o).spawn() {
         Ok(child) => child,
         Err(e) => {
@@ -236,7 +261,8 @@ pub fn op_cp_spawn_sync(#[serde] o: SpawnOptions, #[buffer] input: &[u8], timeou
             let _ = w.write_all(&input);
         });
     }
-    let (tx, rx) = mpsc::channel();
+    // Bounded, so that readers faster than this loop wait instead of piling up output.
+    let (tx, rx) = mpsc::sync_channel(4);
     let mut open = 0;
     let mut collect = |i: usize, pipe: Option<Box<dyn Read + Send>>| {
         let mut pipe = pipe?;
@@ -260,9 +286,11 @@ pub fn op_cp_spawn_sync(#[serde] o: SpawnOptions, #[buffer] input: &[u8], timeou
     std::thread::spawn(move || {
         let _ = tx.send(SyncEvent::Exit(child.wait()));
     });
-    let max = if max_buffer.is_finite() && max_buffer >= 0.0 { max_buffer as usize } else { usize::MAX };
-    let mut deadline = (timeout_ms > 0.0).then(|| Instant::now() + Duration::from_secs_f64(timeout_ms / 1000.0));
-    let (mut status, mut exited, mut error) = (None, false, None);
+    // A timeout too far off to represent (Node accepts any integer, 1e300 too) is none.
+    let mut deadline = (timeout_ms > 0.0)
+        .then(|| Duration::try_from_secs_f64(timeout_ms / 1000.0).ok().and_then(|d| Instant::now().checked_add(d)))
+        .flatten();
+    let (mut status, mut exited, mut error): (_, _, Option<(&str, i32)>) = (None, false, None);
     // Signals only a child not yet reaped (its pid cannot have been reused).
     let kill = |exited: bool| {
         if !exited {
@@ -279,6 +307,8 @@ pub fn op_cp_spawn_sync(#[serde] o: SpawnOptions, #[buffer] input: &[u8], timeou
         match event {
             Ok(SyncEvent::Exit(s)) => (status, exited) = (s.ok(), true),
             Ok(SyncEvent::Eof) => open -= 1,
+            // Past maxBuffer the child is being killed: what it still wrote is dropped.
+            Ok(SyncEvent::Data(..)) if error.is_some_and(|e| e.0 == "ENOBUFS") => {}
             Ok(SyncEvent::Data(i, bytes)) => {
                 let buf = out[i].as_mut().expect("piped stream");
                 buf.extend_from_slice(&bytes);
@@ -298,7 +328,8 @@ pub fn op_cp_spawn_sync(#[serde] o: SpawnOptions, #[buffer] input: &[u8], timeou
     }
     let (status, signal) = status.map(exit_of).unwrap_or((None, None));
     let [stdout, stderr] = out.map(|o| o.map(ToJsBuffer::from));
-    SyncResult { pid, status, signal, stdout, stderr, error: error.map(|e| e.0), errno: error.map_or(0, |e| e.1) }
+    let clamped = clamped.filter(|_| error.is_some_and(|e| e.0 == "ENOBUFS"));
+    SyncResult { pid, status, signal, stdout, stderr, error: error.map(|e| e.0), errno: error.map_or(0, |e| e.1), clamped }
 }
 
 deno_core::extension!(

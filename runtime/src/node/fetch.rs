@@ -170,7 +170,9 @@ pub async fn op_fetch_send(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) 
     Ok(head)
 }
 
-/// The next body chunk; empty at the end.
+/// The next body chunk; empty at the end. A chunk is one of hyper's reads (at most its 400 KiB
+/// read buffer), which the engine's headroom over the heap cap always holds (engine/budget.rs),
+/// so it is returned without measuring the heap; the body as a whole is the plugin's to keep.
 #[op2]
 #[buffer]
 pub async fn op_fetch_read(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) -> Result<Vec<u8>, JsErrorBox> {

@@ -1,13 +1,15 @@
 //! File system ops behind `node:fs` and `node:fs/promises`. Errors read like Node's
 //! (`ENOENT: no such file or directory, open '/x'`); the JS side adds `code`, `syscall`, `path`.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
-use deno_core::op2;
+use deno_core::{op2, v8, OpState};
 use deno_error::JsErrorBox;
+
+use crate::engine::budget::{self, HeapRoom};
 use serde::Serialize;
 
 fn node_error(e: std::io::Error, syscall: &str, path: &str, dest: Option<&str>) -> JsErrorBox {
@@ -17,10 +19,52 @@ fn node_error(e: std::io::Error, syscall: &str, path: &str, dest: Option<&str>) 
     JsErrorBox::generic(format!("{code}: {text}, {syscall} '{path}'{dest}"))
 }
 
+/// Node's `ERR_FS_FILE_TOO_LARGE`, with the plugin's limit in place of Node's 2 GiB; the JS
+/// side makes it a `RangeError` with that code. `at_least`: the size is not known (a device, a
+/// FIFO, a /proc file), only that more than the limit was there.
+fn too_large(size: u64, at_least: bool, room: &HeapRoom, parts: usize) -> JsErrorBox {
+    let size = if at_least { format!("at least {size}") } else { size.to_string() };
+    JsErrorBox::range_error(format!("ERR_FS_FILE_TOO_LARGE: File size ({size}) is greater than {}", room.describe(parts)))
+}
+
+/// Reads a whole file, bounded while reading: at most what the plugin's heap has room for
+/// (`1/copies` of it: text is decoded into a string next to the bytes), whatever the file's
+/// reported size (0 for /dev/zero, FIFOs and /proc files).
 #[op2]
 #[buffer]
-pub fn op_fs_read(#[string] path: &str) -> Result<Vec<u8>, JsErrorBox> {
-    std::fs::read(path).map_err(|e| node_error(e, "open", path, None))
+pub fn op_fs_read(scope: &mut v8::PinScope, state: &mut OpState, #[string] path: &str, #[smi] copies: u32) -> Result<Vec<u8>, JsErrorBox> {
+    let copies = copies.max(1) as usize;
+    let mut file = std::fs::File::open(path).map_err(|e| node_error(e, "open", path, None))?;
+    let size = file.metadata().ok().filter(|m| m.is_file()).map_or(0, |m| m.len());
+    // Up to `SMALL` needs no measuring; past it, the room decides.
+    let mut room = None;
+    let mut limit = budget::SMALL;
+    if size > limit as u64 {
+        let r = room.insert(budget::heap_room(scope, state));
+        limit = r.bytes / copies;
+        if size > limit as u64 {
+            return Err(too_large(size, false, r, copies));
+        }
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    loop {
+        // One byte past the limit tells a file that ends at the limit from one that goes on.
+        let more = (limit + 1).saturating_sub(bytes.len()) as u64;
+        (&mut file).take(more).read_to_end(&mut bytes).map_err(|e| node_error(e, "read", path, None))?;
+        if bytes.len() <= limit {
+            return Ok(bytes);
+        }
+        match &room {
+            Some(r) => return Err(too_large(bytes.len() as u64, true, r, copies)),
+            None => {
+                let r = room.insert(budget::heap_room(scope, state));
+                limit = r.bytes / copies;
+                if bytes.len() > limit {
+                    return Err(too_large(bytes.len() as u64, true, r, copies));
+                }
+            }
+        }
+    }
 }
 
 /// Writes (or appends) bytes, creating the file with `mode` (0o666 by default) when missing.
@@ -112,15 +156,34 @@ pub fn op_fs_stat(#[string] path: &str, lstat: bool) -> Result<StatInfo, JsError
     })
 }
 
-/// Directory entries as `[name, kind]`, sorted by name.
+/// What one `[name, kind]` entry costs the plugin's heap besides its name (two arrays and a
+/// string header, rounded up).
+const DIRENT_BYTES: usize = 128;
+
+/// Directory entries as `[name, kind]`, sorted by name; a listing the plugin's heap has no room
+/// for fails (`ERR_FS_DIR_TOO_LARGE`) instead of exhausting it.
 #[op2]
 #[serde]
-pub fn op_fs_readdir(#[string] path: &str) -> Result<Vec<(String, &'static str)>, JsErrorBox> {
+pub fn op_fs_readdir(scope: &mut v8::PinScope, state: &mut OpState, #[string] path: &str) -> Result<Vec<(String, &'static str)>, JsErrorBox> {
     let mut out = Vec::new();
+    let (mut cost, mut limit, mut measured) = (0usize, budget::SMALL, false);
     for entry in std::fs::read_dir(path).map_err(|e| node_error(e, "scandir", path, None))? {
         let entry = entry.map_err(|e| node_error(e, "scandir", path, None))?;
         let ft = entry.file_type().map_err(|e| node_error(e, "scandir", path, None))?;
-        out.push((entry.file_name().to_string_lossy().into_owned(), kind(ft)));
+        let name = entry.file_name().to_string_lossy().into_owned();
+        cost += name.len() + DIRENT_BYTES;
+        if cost > limit {
+            let room = budget::heap_room(scope, state);
+            if measured || cost > room.bytes {
+                return Err(JsErrorBox::range_error(format!(
+                    "ERR_FS_DIR_TOO_LARGE: The listing of '{path}' (more than {} entries) is greater than {}",
+                    out.len(),
+                    room.describe(1)
+                )));
+            }
+            (limit, measured) = (room.bytes, true);
+        }
+        out.push((name, kind(ft)));
     }
     out.sort();
     Ok(out)
