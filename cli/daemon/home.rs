@@ -7,19 +7,12 @@ use std::fs::File;
 use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Held for the daemon's lifetime; the kernel drops the lock when the process ends, however it
 /// ends, so a crash never leaves a stale lock behind.
 pub struct HomeLock {
     _file: File,
-    path: PathBuf,
-}
-
-impl HomeLock {
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
 }
 
 /// Creates `home` (0700) if missing and takes `home/daemon.lock` with `flock(LOCK_EX | LOCK_NB)`.
@@ -53,7 +46,7 @@ pub fn lock(home: &Path) -> Result<HomeLock, String> {
         return Err(format!("Cannot lock {}: {err}", path.display()));
     }
     file.set_len(0).and_then(|_| writeln!(file, "{}", std::process::id())).map_err(|e| format!("Cannot write {}: {e}", path.display()))?;
-    Ok(HomeLock { _file: file, path })
+    Ok(HomeLock { _file: file })
 }
 
 /// Raises the soft `RLIMIT_NOFILE` to the hard limit (Linux defaults to 1,024 soft), and
@@ -72,7 +65,7 @@ pub fn raise_fd_limit() -> u64 {
             }
         }
     }
-    limit.rlim_cur as u64
+    limit.rlim_cur
 }
 
 #[cfg(test)]
@@ -94,8 +87,8 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let parent = tempfile::tempdir().unwrap();
         let home = parent.path().join("new-home");
-        let lock = lock(&home).unwrap();
+        let _lock = lock(&home).unwrap();
         assert_eq!(std::fs::metadata(&home).unwrap().permissions().mode() & 0o777, 0o700);
-        assert_eq!(std::fs::metadata(lock.path()).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::metadata(home.join("daemon.lock")).unwrap().permissions().mode() & 0o777, 0o600);
     }
 }
