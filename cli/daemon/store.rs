@@ -515,8 +515,7 @@ mod tests {
     #[test]
     fn an_older_snapshot_never_lands_over_a_newer_one() {
         let (_home, store) = store();
-        let mut state = State::default();
-        state.next_id = 1;
+        let mut state = State { next_id: 1, ..State::default() };
         let older = store.snapshot(&state);
         state.next_id = 2;
         let newer = store.snapshot(&state);
