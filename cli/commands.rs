@@ -266,6 +266,7 @@ pub async fn agent(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
             done(result, json_out, show)
         }
         Some("cancel") => done(control::request(home, "agent.cancel", json!({ "id": need_id()? })).await, json_out, show),
+        Some("close") => done(control::request(home, "agent.close", json!({ "id": need_id()? })).await, json_out, show),
         Some("wait") => done(control::request(home, "agent.wait", json!({ "id": need_id()? })).await, json_out, show),
         Some("show") => done(control::request(home, "agent.show", json!({ "id": need_id()? })).await, json_out, show),
         Some("ls") => done(control::request(home, "agent.ls", json!({})).await, json_out, |v| {

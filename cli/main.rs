@@ -46,9 +46,11 @@ Daemon and its CLI ($PASEO_HOME, default ~/.paseo; control socket $PASEO_HOME/da
       --env applies to the first launch only and is not saved (as in Paseo), so a
       reload or a restart launches without it; plugins add env on every open.
   paseo agent send ID TEXT [--wait] | wait ID | cancel ID | show ID | ls | archive ID | reload ID
+                   | close ID      reload and close interrupt a running turn; close keeps the agent
   paseo permission respond AGENT-ID REQUEST-ID allow|deny [--message TEXT]
   The built-in scripted provider reads each message line as a step: say TEXT, run COMMAND
-  (asks permission), tool NAME JSON (over MCP), env NAME, credits, fail MESSAGE, sleep MS.
+  (asks permission), ask COMMAND (asks and goes on), tool NAME JSON (over MCP), env NAME,
+  credits, fail MESSAGE, sleep MS.
 
 The throwaway host answers context.paseo from memory and prints every SDK call a plugin
 makes on stderr as [paseo] sdk <method> <json arguments>. Plugin settings and secrets live in

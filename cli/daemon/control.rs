@@ -319,7 +319,8 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
             daemon.wait_idle(id, Duration::from_millis(params["timeoutMs"].as_u64().unwrap_or(600_000))).await;
             daemon.agent_view(id).ok_or_else(|| format!("Agent not found: {id}"))
         }
-        "agent.cancel" => daemon.cancel(str_param(&params, "id")?),
+        "agent.cancel" => daemon.cancel(str_param(&params, "id")?).await,
+        "agent.close" => daemon.close(str_param(&params, "id")?).await,
         "agent.archive" => daemon.archive_agent(str_param(&params, "id")?).await,
         "agent.reload" => daemon.reload_agent(str_param(&params, "id")?).await,
         "permission.respond" => {

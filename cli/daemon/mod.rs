@@ -58,8 +58,53 @@ impl Launch {
 struct LiveAgent {
     launch: Launch,
     running: bool,
-    /// The turn in progress: its id and the task running it (for cancelling).
-    turn: Option<(String, tokio::task::AbortHandle)>,
+    /// The turn in progress: its id and the task running it (interrupting it waits for the
+    /// task to end, so no step of it runs afterwards).
+    turn: Option<(String, tokio::task::JoinHandle<()>)>,
+}
+
+/// A permission request waiting for an answer.
+struct PendingPermission {
+    request: Value,
+    agent: PluginHookAgent,
+    /// The provider step waiting for the answer, if it still is.
+    reply: oneshot::Sender<Value>,
+}
+
+/// Why a turn stops before its end, and what plugins are told about it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Interruption {
+    Canceled,
+    Reloaded,
+    Closed,
+    Archived,
+}
+
+impl Interruption {
+    /// `agent.turn.after`'s `outcome.reason`.
+    fn turn_reason(self) -> &'static str {
+        match self {
+            Interruption::Canceled => "Canceled by the user",
+            Interruption::Reloaded => "Interrupted by an agent reload",
+            Interruption::Closed => "Agent closed",
+            Interruption::Archived => "Agent archived",
+        }
+    }
+
+    /// The `resolution.message` of each pending request this clears.
+    fn permission_message(self) -> &'static str {
+        match self {
+            Interruption::Canceled => "Turn canceled",
+            Interruption::Reloaded => "Agent reloaded",
+            Interruption::Closed => "Agent closed",
+            Interruption::Archived => "Agent archived",
+        }
+    }
+}
+
+/// The resolution of a request cleared rather than answered.
+fn cleared(message: &str) -> Value {
+    json!({ "behavior": "deny", "message": message })
 }
 
 pub struct Daemon {
@@ -68,7 +113,8 @@ pub struct Daemon {
     state: Mutex<State>,
     config: Mutex<Config>,
     live: Mutex<HashMap<String, LiveAgent>>,
-    permissions: Mutex<HashMap<(String, String), (Value, oneshot::Sender<Value>)>>,
+    /// Pending requests by (agent, request id); `resolve_permissions` alone removes them.
+    permissions: Mutex<HashMap<(String, String), PendingPermission>>,
     /// Every plugin log line, for `paseo plugin logs --follow`.
     pub logs: broadcast::Sender<(String, LogEntry)>,
     /// A human-readable trace of what the daemon did (the demo prints it).
@@ -363,7 +409,7 @@ impl Daemon {
         let base = git(&["rev-parse", "--abbrev-ref", "HEAD"], from)?;
         let branch = source["branchName"].as_str().map(str::to_string).unwrap_or_else(|| format!("paseo/{}", self.next_id("wt")));
         let slug = branch.replace('/', "-");
-        let default_path = self.store.home.join("worktrees").join(Path::new(&repo_root).file_name().unwrap_or_default()).join(&slug);
+        let default_path = unused_path(self.store.home.join("worktrees").join(Path::new(&repo_root).file_name().unwrap_or_default()).join(&slug));
         let request = WorktreeCreateRequest {
             kind: "branch-off".into(),
             branch,
@@ -376,6 +422,11 @@ impl Daemon {
         };
         let request = self.host.before::<WorktreeCreateBefore>(request).await.map_err(|e| e.to_string())?;
         self.say(format!("worktree.create.before → {}", request.path));
+        // The host refuses a taken path a plugin returns; this catches one taken during the
+        // hooks, here rather than in `git worktree add`, which would leave the new branch behind.
+        if Path::new(&request.path).symlink_metadata().is_ok() {
+            return Err(format!("Worktree path already exists: {}", request.path));
+        }
         let mut add = vec!["worktree", "add"];
         if request.kind == "branch-off" {
             add.extend(["-b", request.branch.as_str(), request.path.as_str(), request.base_ref.as_deref().unwrap_or("HEAD")]);
@@ -557,7 +608,7 @@ impl Daemon {
         let (timeline, timeline_length) = self.store.timeline_tail(id, store::VIEW_TIMELINE_ITEMS);
         let live = self.live.lock().unwrap();
         let launch = live.get(id).map(|l| &l.launch);
-        let pending: Vec<Value> = self.permissions.lock().unwrap().iter().filter(|((a, _), _)| a == id).map(|(_, (req, _))| req.clone()).collect();
+        let pending: Vec<Value> = self.permissions.lock().unwrap().iter().filter(|((a, _), _)| a == id).map(|(_, p)| p.request.clone()).collect();
         Some(json!({
             "id": record.id, "workspaceId": record.workspace_id, "parentAgentId": record.labels.get("paseo.parent-agent-id"),
             "provider": record.provider, "cwd": record.cwd, "title": record.title, "labels": record.labels,
@@ -608,6 +659,9 @@ impl Daemon {
         let turn_id = self.next_id("turn");
         let id = agent_id.to_string();
         let turn = turn_id.clone();
+        // Spawned under the lock, so the turn can be interrupted from its first step (a plugin
+        // may reload the agent from `agent.turn.before`).
+        let mut live = self.live.lock().unwrap();
         let task = tokio::spawn(async move {
             if daemon.host.stale_sessions().iter().any(|s| s == &record.id) {
                 if let Err(e) = daemon.open_session(&record, OpenReason::Refresh, BTreeMap::new()).await {
@@ -618,33 +672,56 @@ impl Daemon {
             }
             provider::run_turn(daemon.clone(), record, text, turn).await;
         });
-        if let Some(agent) = self.live.lock().unwrap().get_mut(&id) {
-            if agent.running {
-                agent.turn = Some((turn_id, task.abort_handle()));
-            }
+        match live.get_mut(&id) {
+            Some(agent) if agent.running => agent.turn = Some((turn_id, task)),
+            // Closed meanwhile.
+            _ => task.abort(),
         }
         Ok(())
     }
 
-    /// Cancels the running turn: `agent.turn.after` reports `canceled`, pending permissions clear.
-    pub fn cancel(&self, agent_id: &str) -> Result<Value, String> {
+    /// Cancels the running turn: pending permissions clear, `agent.turn.after` reports
+    /// `canceled`.
+    pub async fn cancel(&self, agent_id: &str) -> Result<Value, String> {
         let record = self.agent_record(agent_id)?;
         let turn = self.live.lock().unwrap().get_mut(agent_id).and_then(|a| a.turn.take());
-        let Some((turn_id, task)) = turn else {
+        if !self.interrupt_turn(&record, turn, Interruption::Canceled).await {
             return Err(format!("Agent {agent_id} has no turn running"));
+        }
+        Ok(self.agent_view(agent_id).unwrap())
+    }
+
+    /// Stops `turn` (taken from the agent) and waits for its task to end, so no step of it
+    /// runs afterwards; then the agent's pending requests clear and `agent.turn.after` reports
+    /// `canceled`. A turn that ended on its own meanwhile keeps its own outcome. The requests
+    /// clear even without a turn (the session they belong to goes), except for a cancel, which
+    /// then changes nothing. Returns whether a turn was interrupted.
+    async fn interrupt_turn(&self, record: &AgentRecord, turn: Option<(String, tokio::task::JoinHandle<()>)>, why: Interruption) -> bool {
+        let mut interrupted = None;
+        if let Some((turn_id, task)) = turn {
+            task.abort();
+            if task.await.is_err() {
+                interrupted = Some(turn_id);
+            }
+        }
+        if interrupted.is_none() && why == Interruption::Canceled {
+            return false;
+        }
+        self.resolve_permissions(&record.id, None, &cleared(why.permission_message()));
+        let Some(turn_id) = interrupted else {
+            return false;
         };
-        task.abort();
-        self.permissions.lock().unwrap().retain(|(agent, _), _| agent != agent_id);
-        self.push_timeline(agent_id, json!({ "type": "error", "message": "Turn canceled" }));
-        self.say(format!("agent {agent_id} turn {turn_id} canceled"));
-        self.finish_turn(agent_id);
+        let message = if why == Interruption::Canceled { "Turn canceled" } else { why.turn_reason() };
+        self.push_timeline(&record.id, json!({ "type": "error", "message": message }));
+        self.say(format!("agent {} turn {turn_id} canceled: {}", record.id, why.turn_reason()));
+        self.finish_turn(&record.id);
         self.host.notify::<AgentTurnAfter>(TurnEndEvent {
-            agent: hook_agent(&record),
+            agent: hook_agent(record),
             turn_id: Some(turn_id),
-            outcome: TurnOutcome::Canceled { reason: "Canceled by the user".into() },
+            outcome: TurnOutcome::Canceled { reason: why.turn_reason().into() },
             timeline: vec![],
         });
-        Ok(self.agent_view(agent_id).unwrap())
+        true
     }
 
     fn finish_turn(&self, agent_id: &str) {
@@ -670,19 +747,52 @@ impl Daemon {
     }
 
     pub fn respond_permission(&self, agent_id: &str, request_id: &str, response: Value) -> Result<(), String> {
-        let (_, reply) = self
-            .permissions
-            .lock()
-            .unwrap()
-            .remove(&(agent_id.to_string(), request_id.to_string()))
-            .ok_or_else(|| format!("Permission request {request_id} is not pending for agent {agent_id}"))?;
-        let _ = reply.send(response);
+        if self.resolve_permissions(agent_id, Some(request_id), &response) == 0 {
+            return Err(format!("Permission request {request_id} is not pending for agent {agent_id}"));
+        }
         Ok(())
     }
 
+    /// Takes the agent's pending requests away (all, or only `request_id`), gives each waiting
+    /// step `resolution` and reports it with `agent.permission.after`. Every way a request goes
+    /// away comes through here and removes it under the lock, so each is reported exactly
+    /// once. Returns how many were pending.
+    fn resolve_permissions(&self, agent_id: &str, request_id: Option<&str>, resolution: &Value) -> usize {
+        let mut taken: Vec<(String, PendingPermission)> = {
+            let mut pending = self.permissions.lock().unwrap();
+            let keys: Vec<(String, String)> = pending.keys().filter(|(a, r)| a == agent_id && request_id.is_none_or(|id| id == r)).cloned().collect();
+            keys.into_iter().filter_map(|key| pending.remove(&key).map(|p| (key.1, p))).collect()
+        };
+        taken.sort_by(|a, b| a.0.cmp(&b.0));
+        let count = taken.len();
+        for (request_id, pending) in taken {
+            let message = resolution["message"].as_str().map(|m| format!(" ({m})")).unwrap_or_default();
+            self.say(format!("permission {request_id} → {}{message}", resolution["behavior"].as_str().unwrap_or_default()));
+            let _ = pending.reply.send(resolution.clone());
+            self.host.notify::<AgentPermissionAfter>(PermissionResolveEvent { agent: pending.agent, request_id, resolution: resolution.clone() });
+        }
+        count
+    }
+
+    /// Reopens the session with `reason: "refresh"`. As in Paseo's daemon (for the user's
+    /// reload and `paseo.agents.ref(id).reload()` alike), the running turn is interrupted
+    /// first; a plugin reload never comes here and lets the turn run on.
     pub async fn reload_agent(self: &Arc<Self>, agent_id: &str) -> Result<Value, String> {
         let record = self.agent_record(agent_id)?;
+        let turn = self.live.lock().unwrap().get_mut(agent_id).and_then(|a| a.turn.take());
+        self.interrupt_turn(&record, turn, Interruption::Reloaded).await;
         self.open_session(&record, OpenReason::Refresh, BTreeMap::new()).await?;
+        Ok(self.agent_view(agent_id).unwrap())
+    }
+
+    /// Closes an open agent's session (`paseo agent close`): its running turn stops, its
+    /// pending requests clear, `agent.close.after` fires; the agent stays, and a reload or a
+    /// daemon restart opens it again.
+    pub async fn close(&self, agent_id: &str) -> Result<Value, String> {
+        let record = self.agent_record(agent_id)?;
+        if !self.close_agent(&record, Interruption::Closed).await {
+            return Err(format!("Agent {agent_id} is not open"));
+        }
         Ok(self.agent_view(agent_id).unwrap())
     }
 
@@ -697,23 +807,28 @@ impl Daemon {
             agent.clone()
         };
         self.save();
-        self.close_agent(&record).await;
+        self.close_agent(&record, Interruption::Archived).await;
         let archived_at = record.archived_at.clone().unwrap();
         self.host.notify::<AgentArchiveAfter>(AgentArchiveEvent { agent: hook_agent(&record), archived_at: archived_at.clone() });
         Ok(json!({ "archivedAt": archived_at }))
     }
 
-    /// Closes the live session once: `agent.close.after` is emitted only for a live agent.
-    async fn close_agent(&self, record: &AgentRecord) {
-        if self.live.lock().unwrap().remove(&record.id).is_some() {
-            // The secret dies with the session: the endpoint answers 404 from now on.
-            let mcp = self.mcp.lock().unwrap().clone();
-            if let Some(mcp) = mcp {
-                mcp.revoke(&record.id);
-            }
-            self.host.close_session(&record.id).await;
-            self.host.notify::<AgentCloseAfter>(AgentEvent { agent: hook_agent(record) });
+    /// Closes the live session once: the running turn stops and pending requests clear (told
+    /// `why`), then `agent.close.after`, emitted only for a live agent. Returns whether it was.
+    async fn close_agent(&self, record: &AgentRecord, why: Interruption) -> bool {
+        // Out of `live` first: no new turn starts on a closing session.
+        let Some(agent) = self.live.lock().unwrap().remove(&record.id) else {
+            return false;
+        };
+        self.interrupt_turn(record, agent.turn, why).await;
+        // The secret dies with the session: the endpoint answers 404 from now on.
+        let mcp = self.mcp.lock().unwrap().clone();
+        if let Some(mcp) = mcp {
+            mcp.revoke(&record.id);
         }
+        self.host.close_session(&record.id).await;
+        self.host.notify::<AgentCloseAfter>(AgentEvent { agent: hook_agent(record) });
+        true
     }
 
     /// Stops the daemon: pending notifications get up to 5 s, then plugins stop.
@@ -728,6 +843,23 @@ impl Daemon {
             }
         }
     }
+}
+
+/// The default worktree location with Paseo's existing-path suffix applied: `path` when
+/// nothing is there, else the first free one of `<path>-1`, `<path>-2`, …
+fn unused_path(path: PathBuf) -> PathBuf {
+    let taken = |p: &Path| p.symlink_metadata().is_ok();
+    if !taken(&path) {
+        return path;
+    }
+    (1u64..)
+        .map(|n| {
+            let mut candidate = path.clone().into_os_string();
+            candidate.push(format!("-{n}"));
+            PathBuf::from(candidate)
+        })
+        .find(|p| !taken(p))
+        .unwrap()
 }
 
 /// Titles are saved and listed: the catalogue's limit applies to what callers send, as it does
@@ -857,14 +989,20 @@ impl PaseoDaemon for Sdk {
 impl Daemon {
     /// Raises a permission request and waits for its answer (from the CLI or a plugin).
     async fn ask_permission(&self, record: &AgentRecord, request: Value) -> Value {
-        let (tx, rx) = oneshot::channel();
+        let answer = self.raise_permission(record, request);
+        // Whoever resolved it has reported it (`resolve_permissions`).
+        answer.await.unwrap_or_else(|_| cleared("The request was cleared"))
+    }
+
+    /// Makes a request pending and emits `agent.permission.before`; the answer comes on the
+    /// returned channel, and `agent.permission.after` when it goes away, however it does.
+    fn raise_permission(&self, record: &AgentRecord, request: Value) -> oneshot::Receiver<Value> {
+        let (reply, answer) = oneshot::channel();
         let request_id = request["id"].as_str().unwrap_or_default().to_string();
-        self.permissions.lock().unwrap().insert((record.id.clone(), request_id.clone()), (request.clone(), tx));
+        let pending = PendingPermission { request: request.clone(), agent: hook_agent(record), reply };
+        self.permissions.lock().unwrap().insert((record.id.clone(), request_id.clone()), pending);
         self.say(format!("agent {} asks permission {request_id}: {}", record.id, request["input"]["command"]));
         self.host.notify::<AgentPermissionBefore>(PermissionRequestEvent { agent: hook_agent(record), request });
-        let resolution = rx.await.unwrap_or_else(|_| json!({ "behavior": "deny", "message": "The daemon stopped" }));
-        self.say(format!("permission {request_id} → {}", resolution["behavior"].as_str().unwrap_or_default()));
-        self.host.notify::<AgentPermissionAfter>(PermissionResolveEvent { agent: hook_agent(record), request_id, resolution: resolution.clone() });
-        resolution
+        answer
     }
 }

@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | `say <text>` | replies `<text>` |
 //! | `run <command>` | asks permission to run a shell command; runs it in the agent's cwd if allowed |
+//! | `ask <command>` | asks permission to run a shell command and goes on without the answer; runs nothing |
 //! | `tool <name> <json>` | calls one of its plugin tools over MCP |
 //! | `env <NAME>` | replies with the value of `NAME` in its launch environment |
 //! | `credits` | replies "Sorry, I am out of credits." |
@@ -39,6 +40,8 @@ pub async fn run_turn(daemon: Arc<Daemon>, record: AgentRecord, text: String, tu
         Ok(()) => TurnOutcome::Completed,
         Err(message) => {
             daemon.push_timeline(&record.id, json!({ "type": "error", "message": message }));
+            // As Paseo's daemon: a failed turn clears the requests still pending.
+            daemon.resolve_permissions(&record.id, None, &super::cleared("Turn failed"));
             TurnOutcome::Failed { error: TurnError { message, code: None } }
         }
     };
@@ -65,6 +68,8 @@ async fn run_steps(daemon: &Arc<Daemon>, record: &AgentRecord, text: &str) -> Re
                 reply(daemon, &record.id, &format!("{rest}={}", value.unwrap_or_default()));
             }
             "run" => run_command(daemon, record, rest).await,
+            // A provider that keeps working while a request is pending (so it may fail with one).
+            "ask" => drop(daemon.raise_permission(record, permission_request(daemon, record, rest).1)),
             "tool" => call_tool(daemon, record, rest).await?,
             _ if line == "Try again." => reply(daemon, &record.id, "RETRY_OK"),
             _ => reply(daemon, &record.id, &format!("ok: {line}")),
@@ -73,12 +78,18 @@ async fn run_steps(daemon: &Arc<Daemon>, record: &AgentRecord, text: &str) -> Re
     Ok(())
 }
 
-async fn run_command(daemon: &Arc<Daemon>, record: &AgentRecord, command: &str) {
+/// A new call id and the request to run `command` in it.
+fn permission_request(daemon: &Daemon, record: &AgentRecord, command: &str) -> (String, Value) {
     let call_id = daemon.next_id("call");
     let request = json!({
         "id": format!("perm-{call_id}"), "provider": record.provider, "name": "shell", "kind": "tool",
         "title": format!("Run {command}"), "input": { "command": command },
     });
+    (call_id, request)
+}
+
+async fn run_command(daemon: &Arc<Daemon>, record: &AgentRecord, command: &str) {
+    let (call_id, request) = permission_request(daemon, record, command);
     let resolution = daemon.ask_permission(record, request).await;
     let item = if resolution["behavior"] == "allow" {
         let out = tokio::process::Command::new("sh").arg("-c").arg(command).current_dir(&record.cwd).output().await;
