@@ -16,12 +16,23 @@ const PROBE: &str = "rules-probe";
 
 /// The probe's log lines for `hook` about agent `id`.
 fn logged<'l>(logs: &'l [Value], hook: &str, id: &str) -> Vec<&'l Value> {
-    logs.iter().filter(|l| l["hook"] == hook && l["payload"]["agentId"] == id).map(|l| &l["payload"]).collect()
+    logs.iter()
+        .filter(|l| l["hook"] == hook && l["payload"]["agentId"] == id)
+        .map(|l| &l["payload"])
+        .collect()
 }
 
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git").args(args).current_dir(dir).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
@@ -29,20 +40,47 @@ fn git_repo(dir: &Path) -> PathBuf {
     let repo = dir.join("repo");
     std::fs::create_dir_all(&repo).unwrap();
     git(&repo, &["init", "-q", "-b", "main"]);
-    git(&repo, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"]);
+    git(
+        &repo,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "init",
+        ],
+    );
     repo.canonicalize().unwrap()
 }
 
 fn new_agent(daemon: &Daemon, cwd: &Path, title: &str) -> String {
-    let agent = daemon.cli(&["agent", "create", "--cwd", cwd.to_str().unwrap(), "--title", title]);
+    let agent = daemon.cli(&[
+        "agent",
+        "create",
+        "--cwd",
+        cwd.to_str().unwrap(),
+        "--title",
+        title,
+    ]);
     agent["id"].as_str().unwrap().to_string()
 }
 
 /// Sends `text` and waits until the turn has one permission request pending; returns its id.
 fn send_until_pending(daemon: &Daemon, id: &str, text: &str) -> String {
     daemon.cli(&["agent", "send", id, text]);
-    let agent = daemon.wait_agent(id, "a pending permission request", |a| a["pendingPermissions"].as_array().is_some_and(|p| p.len() == 1));
-    agent["pendingPermissions"][0]["id"].as_str().unwrap().to_string()
+    let agent = daemon.wait_agent(id, "a pending permission request", |a| {
+        a["pendingPermissions"]
+            .as_array()
+            .is_some_and(|p| p.len() == 1)
+    });
+    agent["pendingPermissions"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 #[test]
@@ -52,23 +90,53 @@ fn an_sdk_reload_interrupts_the_running_turn_and_reopens_the_session_with_refres
     // The probe reloads this agent from `agent.turn.before` while the turn sleeps.
     let id = new_agent(&daemon, work.path(), "reload on turn");
     daemon.cli(&["agent", "send", &id, "sleep 60000\nsay never"]);
-    let logs = daemon.wait_logs(PROBE, "the interrupted turn's end", |l| !logged(l, "agent.turn.after", &id).is_empty() && !logged(l, "reloaded", &id).is_empty());
+    let logs = daemon.wait_logs(PROBE, "the interrupted turn's end", |l| {
+        !logged(l, "agent.turn.after", &id).is_empty() && !logged(l, "reloaded", &id).is_empty()
+    });
     let ended = logged(&logs, "agent.turn.after", &id);
     assert_eq!(ended.len(), 1);
-    assert_eq!(ended[0]["outcome"], json!({ "kind": "canceled", "reason": "Interrupted by an agent reload" }));
-    assert_eq!(ended[0]["turnId"], logged(&logs, "agent.turn.before", &id)[0]["turnId"]);
-    let reasons: Vec<&Value> = logged(&logs, "agent.open.before", &id).iter().map(|p| &p["reason"]).collect();
+    assert_eq!(
+        ended[0]["outcome"],
+        json!({ "kind": "canceled", "reason": "Interrupted by an agent reload" })
+    );
+    assert_eq!(
+        ended[0]["turnId"],
+        logged(&logs, "agent.turn.before", &id)[0]["turnId"]
+    );
+    let reasons: Vec<&Value> = logged(&logs, "agent.open.before", &id)
+        .iter()
+        .map(|p| &p["reason"])
+        .collect();
     assert_eq!(reasons, [&json!("create"), &json!("refresh")]);
     let agent = daemon.cli(&["agent", "show", &id]);
     assert_eq!(agent["status"], "idle");
     assert_eq!(agent["launch"]["reason"], "refresh");
-    let texts: Vec<&Value> = agent["timeline"].as_array().unwrap().iter().map(|i| i.get("text").or(i.get("message")).unwrap()).collect();
-    assert_eq!(texts, [&json!("sleep 60000\nsay never"), &json!("Interrupted by an agent reload")]);
+    let texts: Vec<&Value> = agent["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.get("text").or(i.get("message")).unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            &json!("sleep 60000\nsay never"),
+            &json!("Interrupted by an agent reload")
+        ]
+    );
     // The reopened session takes the next prompt (the probe reloads only once).
     let agent = daemon.cli(&["agent", "send", &id, "say again", "--wait"]);
-    assert_eq!(agent["timeline"].as_array().unwrap().last().unwrap()["text"], "again");
-    let logs = daemon.wait_logs(PROBE, "the second turn's end", |l| logged(l, "agent.turn.after", &id).len() == 2);
-    assert_eq!(logged(&logs, "agent.turn.after", &id)[1]["outcome"], json!({ "kind": "completed" }));
+    assert_eq!(
+        agent["timeline"].as_array().unwrap().last().unwrap()["text"],
+        "again"
+    );
+    let logs = daemon.wait_logs(PROBE, "the second turn's end", |l| {
+        logged(l, "agent.turn.after", &id).len() == 2
+    });
+    assert_eq!(
+        logged(&logs, "agent.turn.after", &id)[1]["outcome"],
+        json!({ "kind": "completed" })
+    );
     daemon.stop();
 }
 
@@ -87,11 +155,27 @@ fn a_plugin_reload_lets_the_running_turn_finish() {
     assert_eq!(agent["launch"]["reason"], "create");
     daemon.cli(&["permission", "respond", &id, &request, "allow"]);
     let agent = daemon.cli(&["agent", "wait", &id]);
-    let call = agent["timeline"].as_array().unwrap().last().unwrap().clone();
-    assert_eq!((&call["status"], &call["detail"]["output"]), (&json!("completed"), &json!("kept\n")));
-    let logs = daemon.wait_logs(PROBE, "the turn's end", |l| !logged(l, "agent.turn.after", &id).is_empty());
-    assert_eq!(logged(&logs, "agent.turn.after", &id)[0]["outcome"], json!({ "kind": "completed" }));
-    assert_eq!(logged(&logs, "agent.permission.after", &id)[0]["resolution"], json!({ "behavior": "allow" }));
+    let call = agent["timeline"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (&call["status"], &call["detail"]["output"]),
+        (&json!("completed"), &json!("kept\n"))
+    );
+    let logs = daemon.wait_logs(PROBE, "the turn's end", |l| {
+        !logged(l, "agent.turn.after", &id).is_empty()
+    });
+    assert_eq!(
+        logged(&logs, "agent.turn.after", &id)[0]["outcome"],
+        json!({ "kind": "completed" })
+    );
+    assert_eq!(
+        logged(&logs, "agent.permission.after", &id)[0]["resolution"],
+        json!({ "behavior": "allow" })
+    );
     daemon.stop();
 }
 
@@ -105,18 +189,52 @@ fn a_taken_default_worktree_path_gets_paseos_suffix_before_the_hook_sees_it() {
     std::fs::create_dir_all(base.join("feature-x")).unwrap();
     std::fs::write(base.join("feature-x/notes.txt"), "mine").unwrap();
     std::fs::create_dir_all(base.join("feature-x-1")).unwrap();
-    let ws = daemon.cli(&["workspace", "create", "--dir", repo.to_str().unwrap(), "--worktree", "feature/x"]);
+    let ws = daemon.cli(&[
+        "workspace",
+        "create",
+        "--dir",
+        repo.to_str().unwrap(),
+        "--worktree",
+        "feature/x",
+    ]);
     let chosen = base.join("feature-x-2");
     assert_eq!(ws["cwd"], json!(chosen));
     assert!(chosen.join(".git").is_file());
-    assert_eq!(git(&chosen, &["rev-parse", "--abbrev-ref", "HEAD"]), "feature/x");
-    assert_eq!(std::fs::read_to_string(base.join("feature-x/notes.txt")).unwrap(), "mine");
-    assert_eq!(std::fs::read_dir(base.join("feature-x-1")).unwrap().count(), 0);
+    assert_eq!(
+        git(&chosen, &["rev-parse", "--abbrev-ref", "HEAD"]),
+        "feature/x"
+    );
+    assert_eq!(
+        std::fs::read_to_string(base.join("feature-x/notes.txt")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_dir(base.join("feature-x-1")).unwrap().count(),
+        0
+    );
     // A free default path is used as it is.
-    let ws = daemon.cli(&["workspace", "create", "--dir", repo.to_str().unwrap(), "--worktree", "free"]);
+    let ws = daemon.cli(&[
+        "workspace",
+        "create",
+        "--dir",
+        repo.to_str().unwrap(),
+        "--worktree",
+        "free",
+    ]);
     assert_eq!(ws["cwd"], json!(base.join("free")));
-    let seen: Vec<Value> = daemon.json_logs(PROBE).into_iter().filter(|l| l["hook"] == "worktree.create.before").map(|l| l["payload"].clone()).collect();
-    assert_eq!(seen, [json!({ "path": chosen, "branch": "feature/x" }), json!({ "path": base.join("free"), "branch": "free" })]);
+    let seen: Vec<Value> = daemon
+        .json_logs(PROBE)
+        .into_iter()
+        .filter(|l| l["hook"] == "worktree.create.before")
+        .map(|l| l["payload"].clone())
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            json!({ "path": chosen, "branch": "feature/x" }),
+            json!({ "path": base.join("free"), "branch": "free" })
+        ]
+    );
     daemon.stop();
 }
 
@@ -129,13 +247,34 @@ fn a_path_a_plugin_chose_gets_no_suffix_and_a_taken_one_fails_leaving_nothing_be
     let taken = repo.parent().unwrap().join("repo.chosen");
     std::fs::create_dir_all(&taken).unwrap();
     std::fs::write(taken.join("notes.txt"), "mine").unwrap();
-    let err = daemon.cli_err(&["workspace", "create", "--dir", repo.to_str().unwrap(), "--worktree", "chosen"]);
+    let err = daemon.cli_err(&[
+        "workspace",
+        "create",
+        "--dir",
+        repo.to_str().unwrap(),
+        "--worktree",
+        "chosen",
+    ]);
     assert_eq!(err, format!("Plugin worktree-place worktree.create.before failed: invalid request: path \"{}\" already exists", taken.display()));
     assert!(!repo.parent().unwrap().join("repo.chosen-1").exists());
-    assert_eq!(std::fs::read_to_string(taken.join("notes.txt")).unwrap(), "mine");
-    assert_eq!(git(&repo, &["branch", "--list", "chosen"]), "", "the failed creation left its branch");
+    assert_eq!(
+        std::fs::read_to_string(taken.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        git(&repo, &["branch", "--list", "chosen"]),
+        "",
+        "the failed creation left its branch"
+    );
     assert_eq!(daemon.cli(&["workspace", "ls"]), json!([]));
-    let ws = daemon.cli(&["workspace", "create", "--dir", repo.to_str().unwrap(), "--worktree", "free"]);
+    let ws = daemon.cli(&[
+        "workspace",
+        "create",
+        "--dir",
+        repo.to_str().unwrap(),
+        "--worktree",
+        "free",
+    ]);
     assert_eq!(ws["cwd"], json!(repo.parent().unwrap().join("repo.free")));
     daemon.stop();
 }
@@ -150,61 +289,149 @@ fn every_way_a_pending_permission_goes_away_emits_one_permission_after_saying_wh
 
     let id = new_agent(&daemon, cwd, "answered by the user");
     let request = send_until_pending(&daemon, &id, "run echo user");
-    daemon.cli(&["permission", "respond", &id, &request, "deny", "--message", "Not now"]);
+    daemon.cli(&[
+        "permission",
+        "respond",
+        &id,
+        &request,
+        "deny",
+        "--message",
+        "Not now",
+    ]);
     daemon.cli(&["agent", "wait", &id]);
-    cases.push((id, request, json!({ "behavior": "deny", "message": "Not now" }), json!({ "kind": "completed" })));
+    cases.push((
+        id,
+        request,
+        json!({ "behavior": "deny", "message": "Not now" }),
+        json!({ "kind": "completed" }),
+    ));
 
     let id = new_agent(&daemon, cwd, "answered by a plugin");
     daemon.cli(&["agent", "send", &id, "run echo plugin-allows", "--wait"]);
-    let logs = daemon.wait_logs(PROBE, "the plugin's answer", |l| !logged(l, "agent.permission.before", &id).is_empty());
-    let request = logged(&logs, "agent.permission.before", &id)[0]["requestId"].as_str().unwrap().to_string();
-    cases.push((id, request, json!({ "behavior": "allow", "respondedBy": { "pluginId": PROBE } }), json!({ "kind": "completed" })));
+    let logs = daemon.wait_logs(PROBE, "the plugin's answer", |l| {
+        !logged(l, "agent.permission.before", &id).is_empty()
+    });
+    let request = logged(&logs, "agent.permission.before", &id)[0]["requestId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    cases.push((
+        id,
+        request,
+        json!({ "behavior": "allow", "respondedBy": { "pluginId": PROBE } }),
+        json!({ "kind": "completed" }),
+    ));
 
     let id = new_agent(&daemon, cwd, "canceled");
     let request = send_until_pending(&daemon, &id, "run echo cancel");
-    assert_eq!(daemon.cli(&["agent", "cancel", &id])["pendingPermissions"], json!([]));
-    cases.push((id, request, json!({ "behavior": "deny", "message": "Turn canceled" }), json!({ "kind": "canceled", "reason": "Canceled by the user" })));
+    assert_eq!(
+        daemon.cli(&["agent", "cancel", &id])["pendingPermissions"],
+        json!([])
+    );
+    cases.push((
+        id,
+        request,
+        json!({ "behavior": "deny", "message": "Turn canceled" }),
+        json!({ "kind": "canceled", "reason": "Canceled by the user" }),
+    ));
 
     // `ask` raises a request and goes on; the turn then fails with it pending.
     let id = new_agent(&daemon, cwd, "failed");
     daemon.cli(&["agent", "send", &id, "ask echo fail\nfail boom", "--wait"]);
-    let logs = daemon.wait_logs(PROBE, "the failing turn's request", |l| !logged(l, "agent.permission.before", &id).is_empty());
-    let request = logged(&logs, "agent.permission.before", &id)[0]["requestId"].as_str().unwrap().to_string();
-    cases.push((id, request, json!({ "behavior": "deny", "message": "Turn failed" }), json!({ "kind": "failed", "error": { "message": "boom" } })));
+    let logs = daemon.wait_logs(PROBE, "the failing turn's request", |l| {
+        !logged(l, "agent.permission.before", &id).is_empty()
+    });
+    let request = logged(&logs, "agent.permission.before", &id)[0]["requestId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    cases.push((
+        id,
+        request,
+        json!({ "behavior": "deny", "message": "Turn failed" }),
+        json!({ "kind": "failed", "error": { "message": "boom" } }),
+    ));
 
     let id = new_agent(&daemon, cwd, "closed");
     let request = send_until_pending(&daemon, &id, "run echo close");
     let closed = daemon.cli(&["agent", "close", &id]);
-    assert_eq!((&closed["status"], &closed["pendingPermissions"]), (&json!("closed"), &json!([])));
-    assert_eq!(daemon.cli_err(&["agent", "send", &id, "say hi"]), format!("Agent {id} is not open"));
-    assert_eq!(daemon.cli_err(&["agent", "close", &id]), format!("Agent {id} is not open"));
-    cases.push((id, request, json!({ "behavior": "deny", "message": "Agent closed" }), json!({ "kind": "canceled", "reason": "Agent closed" })));
+    assert_eq!(
+        (&closed["status"], &closed["pendingPermissions"]),
+        (&json!("closed"), &json!([]))
+    );
+    assert_eq!(
+        daemon.cli_err(&["agent", "send", &id, "say hi"]),
+        format!("Agent {id} is not open")
+    );
+    assert_eq!(
+        daemon.cli_err(&["agent", "close", &id]),
+        format!("Agent {id} is not open")
+    );
+    cases.push((
+        id,
+        request,
+        json!({ "behavior": "deny", "message": "Agent closed" }),
+        json!({ "kind": "canceled", "reason": "Agent closed" }),
+    ));
 
     let id = new_agent(&daemon, cwd, "archived");
     let request = send_until_pending(&daemon, &id, "run echo archive");
     daemon.cli(&["agent", "archive", &id]);
-    cases.push((id, request, json!({ "behavior": "deny", "message": "Agent archived" }), json!({ "kind": "canceled", "reason": "Agent archived" })));
+    cases.push((
+        id,
+        request,
+        json!({ "behavior": "deny", "message": "Agent archived" }),
+        json!({ "kind": "canceled", "reason": "Agent archived" }),
+    ));
 
     // The user's reload interrupts the turn as the SDK's does (Paseo's daemon does both).
     let id = new_agent(&daemon, cwd, "reloaded");
     let request = send_until_pending(&daemon, &id, "run echo reload");
     let reloaded = daemon.cli(&["agent", "reload", &id]);
-    assert_eq!((&reloaded["status"], &reloaded["launch"]["reason"], &reloaded["pendingPermissions"]), (&json!("idle"), &json!("refresh"), &json!([])));
-    cases.push((id, request, json!({ "behavior": "deny", "message": "Agent reloaded" }), json!({ "kind": "canceled", "reason": "Interrupted by an agent reload" })));
+    assert_eq!(
+        (
+            &reloaded["status"],
+            &reloaded["launch"]["reason"],
+            &reloaded["pendingPermissions"]
+        ),
+        (&json!("idle"), &json!("refresh"), &json!([]))
+    );
+    cases.push((
+        id,
+        request,
+        json!({ "behavior": "deny", "message": "Agent reloaded" }),
+        json!({ "kind": "canceled", "reason": "Interrupted by an agent reload" }),
+    ));
 
     // Notifications reach a plugin in order: once this turn's end is logged, every earlier
     // one is, and a second permission.after for any request would have been too.
     let marker = new_agent(&daemon, cwd, "marker");
     daemon.cli(&["agent", "send", &marker, "say end", "--wait"]);
-    let logs = daemon.wait_logs(PROBE, "the marker turn's end", |l| !logged(l, "agent.turn.after", &marker).is_empty());
+    let logs = daemon.wait_logs(PROBE, "the marker turn's end", |l| {
+        !logged(l, "agent.turn.after", &marker).is_empty()
+    });
     for (id, request, resolution, outcome) in &cases {
         let after: Vec<&Value> = logged(&logs, "agent.permission.after", id);
-        assert_eq!(after, [&json!({ "agentId": id, "requestId": request, "resolution": resolution })], "agent {id}");
-        let ended: Vec<&Value> = logged(&logs, "agent.turn.after", id).iter().map(|p| &p["outcome"]).collect();
+        assert_eq!(
+            after,
+            [&json!({ "agentId": id, "requestId": request, "resolution": resolution })],
+            "agent {id}"
+        );
+        let ended: Vec<&Value> = logged(&logs, "agent.turn.after", id)
+            .iter()
+            .map(|p| &p["outcome"])
+            .collect();
         assert_eq!(ended, [outcome], "agent {id}");
-        assert_eq!(daemon.cli_err(&["permission", "respond", id, request, "allow"]), format!("Permission request {request} is not pending for agent {id}"));
+        assert_eq!(
+            daemon.cli_err(&["permission", "respond", id, request, "allow"]),
+            format!("Permission request {request} is not pending for agent {id}")
+        );
     }
-    let closes: Vec<&Value> = logs.iter().filter(|l| l["hook"] == "agent.close.after").map(|l| &l["payload"]["agentId"]).collect();
+    let closes: Vec<&Value> = logs
+        .iter()
+        .filter(|l| l["hook"] == "agent.close.after")
+        .map(|l| &l["payload"]["agentId"])
+        .collect();
     assert_eq!(closes, [&json!(cases[4].0), &json!(cases[5].0)]);
     daemon.stop();
 }

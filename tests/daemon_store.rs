@@ -25,7 +25,11 @@ struct Daemon {
 
 impl Daemon {
     fn start(home: &Path, log: &Path) -> Daemon {
-        let stderr = std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
+        let stderr = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_paseo"))
             .env("PASEO_HOME", home)
             .env("PASEO_LOG", "paseo=warn")
@@ -33,13 +37,21 @@ impl Daemon {
             .stderr(Stdio::from(stderr))
             .spawn()
             .unwrap();
-        let mut daemon = Daemon { home: home.to_path_buf(), log: log.to_path_buf(), child: Some(child) };
+        let mut daemon = Daemon {
+            home: home.to_path_buf(),
+            log: log.to_path_buf(),
+            child: Some(child),
+        };
         let started = Instant::now();
         while request(home, "daemon.status", json!({})).is_err() {
             if let Some(status) = daemon.child.as_mut().unwrap().try_wait().unwrap() {
                 panic!("the daemon exited ({status}): {}", daemon.stderr());
             }
-            assert!(started.elapsed() < Duration::from_secs(30), "daemon did not start: {}", daemon.stderr());
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "daemon did not start: {}",
+                daemon.stderr()
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
         daemon
@@ -56,7 +68,11 @@ impl Daemon {
     fn stop(mut self) {
         self.call("daemon.stop", json!({}));
         let status = self.child.take().unwrap().wait().unwrap();
-        assert!(status.success(), "daemon stopped with {status}: {}", self.stderr());
+        assert!(
+            status.success(),
+            "daemon stopped with {status}: {}",
+            self.stderr()
+        );
     }
 
     fn kill(mut self) {
@@ -78,7 +94,9 @@ impl Drop for Daemon {
 /// One request on the control socket, as the CLI sends it.
 fn request(home: &Path, method: &str, params: Value) -> Result<Value, String> {
     let mut stream = UnixStream::connect(home.join("daemon.sock")).map_err(|e| e.to_string())?;
-    stream.write_all(format!("{}\n", json!({ "method": method, "params": params })).as_bytes()).map_err(|e| e.to_string())?;
+    stream
+        .write_all(format!("{}\n", json!({ "method": method, "params": params })).as_bytes())
+        .map_err(|e| e.to_string())?;
     // `plugin.install` sends progress lines before its answer.
     let answer = BufReader::new(stream)
         .lines()
@@ -94,35 +112,65 @@ fn request(home: &Path, method: &str, params: Value) -> Result<Value, String> {
 }
 
 fn create_agent(home: &Path, cwd: &Path) -> Result<String, String> {
-    let agent = request(home, "agent.create", json!({ "cwd": cwd, "provider": "scripted" }))?;
+    let agent = request(
+        home,
+        "agent.create",
+        json!({ "cwd": cwd, "provider": "scripted" }),
+    )?;
     Ok(agent["id"].as_str().unwrap().to_string())
 }
 
 /// `say` once per word: the user message and one assistant message per word.
 fn expected_items(words: &[String]) -> Vec<Value> {
-    let text = words.iter().map(|w| format!("say {w}")).collect::<Vec<_>>().join("\n");
+    let text = words
+        .iter()
+        .map(|w| format!("say {w}"))
+        .collect::<Vec<_>>()
+        .join("\n");
     let mut items = vec![json!({ "type": "user_message", "text": text })];
-    items.extend(words.iter().map(|w| json!({ "type": "assistant_message", "text": w })));
+    items.extend(
+        words
+            .iter()
+            .map(|w| json!({ "type": "assistant_message", "text": w })),
+    );
     items
 }
 
 fn send_and_wait(home: &Path, agent: &str, words: &[String]) -> Result<(), String> {
-    let text = words.iter().map(|w| format!("say {w}")).collect::<Vec<_>>().join("\n");
-    request(home, "agent.send", json!({ "id": agent, "text": text, "wait": true })).map(|_| ())
+    let text = words
+        .iter()
+        .map(|w| format!("say {w}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    request(
+        home,
+        "agent.send",
+        json!({ "id": agent, "text": text, "wait": true }),
+    )
+    .map(|_| ())
 }
 
 /// The agent's whole timeline (the tests keep them under the 100 items a view carries).
 fn timeline(daemon: &Daemon, agent: &str) -> Vec<Value> {
     let shown = daemon.call("agent.show", json!({ "id": agent }));
     let items = shown["timeline"].as_array().unwrap().clone();
-    assert_eq!(shown["timelineLength"], items.len(), "{agent}'s view holds only the latest items");
+    assert_eq!(
+        shown["timelineLength"],
+        items.len(),
+        "{agent}'s view holds only the latest items"
+    );
     items
 }
 
 /// Temp files an interrupted write would leave (`.<name>.<pid>[.<n>].tmp`).
 fn temp_files(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
-        .map(|entries| entries.map(|e| e.unwrap().file_name().into_string().unwrap()).filter(|n| n.starts_with('.') && n.ends_with(".tmp")).collect())
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .filter(|n| n.starts_with('.') && n.ends_with(".tmp"))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -135,7 +183,11 @@ fn dead_pid() -> u32 {
 }
 
 fn mode(path: &Path) -> u32 {
-    std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).permissions().mode() & 0o777
+    std::fs::metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
 }
 
 #[test]
@@ -165,7 +217,10 @@ fn many_concurrent_turns_lose_nothing_and_never_fail_a_save() {
     });
     daemon.stop();
     let daemon = Daemon::start(home.path(), &log);
-    assert_eq!(daemon.call("agent.ls", json!({})).as_array().unwrap().len(), 20);
+    assert_eq!(
+        daemon.call("agent.ls", json!({})).as_array().unwrap().len(),
+        20
+    );
     for (agent, expected) in &sent {
         assert_eq!(&timeline(&daemon, agent), expected, "timeline of {agent}");
     }
@@ -176,7 +231,8 @@ fn many_concurrent_turns_lose_nothing_and_never_fail_a_save() {
 }
 
 #[test]
-fn a_kill_during_heavy_writes_leaves_a_home_the_daemon_restarts_on_with_every_acknowledged_change() {
+fn a_kill_during_heavy_writes_leaves_a_home_the_daemon_restarts_on_with_every_acknowledged_change()
+{
     let (home, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let log = work.path().join("daemon.log");
     let acked_agents = Mutex::new(Vec::<String>::new());
@@ -202,16 +258,26 @@ fn a_kill_during_heavy_writes_leaves_a_home_the_daemon_restarts_on_with_every_ac
                 let (stop, acks, acked_items, pad) = (&stop, &acks, &acked_items, &pad);
                 let (home, cwd) = (home.path(), work.path());
                 s.spawn(move || {
-                    let Ok(agent) = create_agent(home, cwd) else { return };
+                    let Ok(agent) = create_agent(home, cwd) else {
+                        return;
+                    };
                     for turn in 0.. {
                         if stop.load(Ordering::SeqCst) {
                             return;
                         }
-                        let words = vec![format!("r{round}-t{t}-{turn}-{pad}"), format!("r{round}-t{t}-{turn}-end")];
+                        let words = vec![
+                            format!("r{round}-t{t}-{turn}-{pad}"),
+                            format!("r{round}-t{t}-{turn}-end"),
+                        ];
                         if send_and_wait(home, &agent, &words).is_err() {
                             return;
                         }
-                        acked_items.lock().unwrap().entry(agent.clone()).or_default().extend(expected_items(&words));
+                        acked_items
+                            .lock()
+                            .unwrap()
+                            .entry(agent.clone())
+                            .or_default()
+                            .extend(expected_items(&words));
                         acks.fetch_add(1, Ordering::SeqCst);
                     }
                 });
@@ -226,19 +292,46 @@ fn a_kill_during_heavy_writes_leaves_a_home_the_daemon_restarts_on_with_every_ac
         // What a kill of an older version left besides (it wrote `.state.json.<pid>.tmp`).
         let dead = dead_pid();
         std::fs::write(home.path().join(format!(".state.json.{dead}.tmp")), &pad).unwrap();
-        std::fs::write(home.path().join(format!("timelines/.agent-1.jsonl.{dead}.7.tmp")), &pad).unwrap();
+        std::fs::write(
+            home.path()
+                .join(format!("timelines/.agent-1.jsonl.{dead}.7.tmp")),
+            &pad,
+        )
+        .unwrap();
         let daemon = Daemon::start(home.path(), &log);
-        assert_eq!(temp_files(home.path()), Vec::<String>::new(), "round {round}");
-        assert_eq!(temp_files(&home.path().join("timelines")), Vec::<String>::new(), "round {round}");
-        let state: Value = serde_json::from_slice(&std::fs::read(home.path().join("state.json")).unwrap()).unwrap();
+        assert_eq!(
+            temp_files(home.path()),
+            Vec::<String>::new(),
+            "round {round}"
+        );
+        assert_eq!(
+            temp_files(&home.path().join("timelines")),
+            Vec::<String>::new(),
+            "round {round}"
+        );
+        let state: Value =
+            serde_json::from_slice(&std::fs::read(home.path().join("state.json")).unwrap())
+                .unwrap();
         for agent in acked_agents.lock().unwrap().iter() {
-            assert!(state["agents"].get(agent).is_some(), "round {round}: acknowledged agent {agent} is missing");
+            assert!(
+                state["agents"].get(agent).is_some(),
+                "round {round}: acknowledged agent {agent} is missing"
+            );
         }
         for (agent, items) in acked_items.lock().unwrap().iter() {
             let kept = timeline(&daemon, agent);
             // Everything acknowledged is there, in order; at most the turn the kill cut short follows.
-            assert!(kept.len() >= items.len(), "round {round}: {agent} kept {} of {} items", kept.len(), items.len());
-            assert_eq!(&kept[..items.len()], &items[..], "round {round}: timeline of {agent}");
+            assert!(
+                kept.len() >= items.len(),
+                "round {round}: {agent} kept {} of {} items",
+                kept.len(),
+                items.len()
+            );
+            assert_eq!(
+                &kept[..items.len()],
+                &items[..],
+                "round {round}: timeline of {agent}"
+            );
         }
         daemon.stop();
     }
@@ -258,7 +351,12 @@ fn a_torn_last_journal_line_is_dropped_with_a_warning_and_the_daemon_starts() {
     // What a kill in the middle of an append leaves.
     let journal = home.path().join("timelines").join(format!("{agent}.jsonl"));
     let torn = r#"{"seq":3,"item":{"type":"assistant_mess"#;
-    std::fs::OpenOptions::new().append(true).open(&journal).unwrap().write_all(torn.as_bytes()).unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&journal)
+        .unwrap()
+        .write_all(torn.as_bytes())
+        .unwrap();
     let daemon = Daemon::start(home.path(), &log);
     assert!(
         daemon.stderr().contains(&format!("dropped the torn last line of {} ({} bytes): the daemon stopped in the middle of appending it", journal.display(), torn.len())),
@@ -270,9 +368,15 @@ fn a_torn_last_journal_line_is_dropped_with_a_warning_and_the_daemon_starts() {
     send_and_wait(home.path(), &agent, &more).unwrap();
     daemon.stop();
     let daemon = Daemon::start(home.path(), &log);
-    assert_eq!(timeline(&daemon, &agent), [expected_items(&words), expected_items(&more)].concat());
+    assert_eq!(
+        timeline(&daemon, &agent),
+        [expected_items(&words), expected_items(&more)].concat()
+    );
     daemon.stop();
-    assert_eq!(std::fs::read_to_string(&journal).unwrap().lines().count(), 4);
+    assert_eq!(
+        std::fs::read_to_string(&journal).unwrap().lines().count(),
+        4
+    );
 }
 
 #[test]
@@ -286,24 +390,47 @@ fn a_timeline_append_writes_one_journal_line_and_never_rewrites_state_json_nor_g
     let big = "y".repeat(10_000);
     let mut answer = Value::Null;
     for turn in 1..=60 {
-        answer = daemon.call("agent.send", json!({ "id": agent, "text": format!("say {turn}-{big}"), "wait": true }));
+        answer = daemon.call(
+            "agent.send",
+            json!({ "id": agent, "text": format!("say {turn}-{big}"), "wait": true }),
+        );
         // One user message and one reply: two lines, whatever came before.
-        assert_eq!(std::fs::read_to_string(&journal).unwrap().lines().count(), 2 * turn);
+        assert_eq!(
+            std::fs::read_to_string(&journal).unwrap().lines().count(),
+            2 * turn
+        );
     }
     let after = std::fs::metadata(&state).unwrap();
-    assert_eq!((after.ino(), after.len(), after.mtime(), after.mtime_nsec()), (before.ino(), before.len(), before.mtime(), before.mtime_nsec()));
+    assert_eq!(
+        (after.ino(), after.len(), after.mtime(), after.mtime_nsec()),
+        (
+            before.ino(),
+            before.len(),
+            before.mtime(),
+            before.mtime_nsec()
+        )
+    );
     // Nor does the answer to a turn grow with the history: it carries the latest 100 items.
     let items = answer["timeline"].as_array().unwrap();
     assert_eq!((items.len(), &answer["timelineLength"]), (100, &json!(120)));
-    assert_eq!(items[0], json!({ "type": "user_message", "text": format!("say 11-{big}") }));
-    assert_eq!(items[99], json!({ "type": "assistant_message", "text": format!("60-{big}") }));
+    assert_eq!(
+        items[0],
+        json!({ "type": "user_message", "text": format!("say 11-{big}") })
+    );
+    assert_eq!(
+        items[99],
+        json!({ "type": "assistant_message", "text": format!("60-{big}") })
+    );
     daemon.stop();
 }
 
 #[test]
 fn an_old_state_json_with_timelines_inside_is_read_and_moved_into_journals() {
     let (home, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let items = vec![json!({ "type": "user_message", "text": "from an older version" }), json!({ "type": "assistant_message", "text": "still here" })];
+    let items = vec![
+        json!({ "type": "user_message", "text": "from an older version" }),
+        json!({ "type": "assistant_message", "text": "still here" }),
+    ];
     let old = json!({
         "agents": { "agent-1": { "id": "agent-1", "workspaceId": null, "provider": "scripted", "cwd": work.path(), "title": null,
             "labels": {}, "config": { "provider": "scripted", "cwd": work.path() }, "createdAt": "2025-01-01T00:00:00.000Z" } },
@@ -312,10 +439,17 @@ fn an_old_state_json_with_timelines_inside_is_read_and_moved_into_journals() {
     std::fs::write(home.path().join("state.json"), old.to_string()).unwrap();
     let daemon = Daemon::start(home.path(), &work.path().join("daemon.log"));
     assert_eq!(timeline(&daemon, "agent-1"), items);
-    let state: Value = serde_json::from_slice(&std::fs::read(home.path().join("state.json")).unwrap()).unwrap();
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(home.path().join("state.json")).unwrap()).unwrap();
     assert_eq!(state.get("timelines"), None);
     assert_eq!(state["agents"]["agent-1"]["provider"], "scripted");
-    assert_eq!(std::fs::read_to_string(home.path().join("timelines/agent-1.jsonl")).unwrap().lines().count(), 2);
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("timelines/agent-1.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        2
+    );
     // Ids keep counting from where the old file left off.
     assert_eq!(create_agent(home.path(), work.path()).unwrap(), "agent-2");
     daemon.stop();
@@ -326,8 +460,16 @@ fn a_corrupt_state_json_is_refused_with_a_message_that_says_how_to_recover() {
     let (home, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let state = home.path().join("state.json");
     // What an older version's torn write left.
-    std::fs::write(&state, r#"{"agents":{},"workspaces":{},"next_id":3}"next_id":2}"#).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_paseo")).env("PASEO_HOME", home.path()).arg("daemon").output().unwrap();
+    std::fs::write(
+        &state,
+        r#"{"agents":{},"workspaces":{},"next_id":3}"next_id":2}"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_paseo"))
+        .env("PASEO_HOME", home.path())
+        .arg("daemon")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let p = state.display();
     assert_eq!(
@@ -339,7 +481,10 @@ fn a_corrupt_state_json_is_refused_with_a_message_that_says_how_to_recover() {
         )
     );
     // Nothing was touched: moving it aside, as the message says, starts the daemon.
-    assert_eq!(std::fs::read_to_string(&state).unwrap(), r#"{"agents":{},"workspaces":{},"next_id":3}"next_id":2}"#);
+    assert_eq!(
+        std::fs::read_to_string(&state).unwrap(),
+        r#"{"agents":{},"workspaces":{},"next_id":3}"next_id":2}"#
+    );
     std::fs::rename(&state, home.path().join("state.json.corrupt")).unwrap();
     Daemon::start(home.path(), &work.path().join("daemon.log")).stop();
 }
@@ -361,8 +506,19 @@ fn everything_the_daemon_creates_is_the_owners_alone() {
     let agent = create_agent(&home, work.path()).unwrap();
     let secrets = home.join("plugin-settings/sdk-user/_secrets.json");
     let started = Instant::now();
-    while !(secrets.exists() && home.join("plugin-settings/settings-counter").read_dir().unwrap().count() > 0) {
-        assert!(started.elapsed() < Duration::from_secs(20), "the plugins did not write: {}", daemon.stderr());
+    while !(secrets.exists()
+        && home
+            .join("plugin-settings/settings-counter")
+            .read_dir()
+            .unwrap()
+            .count()
+            > 0)
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the plugins did not write: {}",
+            daemon.stderr()
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     daemon.stop();
@@ -392,17 +548,49 @@ fn everything_the_daemon_creates_is_the_owners_alone() {
             assert_eq!(mode(file), 0o600, "{}", file.display());
         }
     }
-    let names: Vec<String> = files.iter().map(|f| f.strip_prefix(&home).unwrap().to_string_lossy().into_owned()).collect();
-    for expected in ["config.json", "state.json", &format!("timelines/{agent}.jsonl"), "plugin-settings/sdk-user/_secrets.json", "plugin-settings/data-dir/data/seen.txt"] {
-        assert!(names.iter().any(|n| n == expected), "{expected} not in {names:?}");
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| {
+            f.strip_prefix(&home)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    for expected in [
+        "config.json",
+        "state.json",
+        &format!("timelines/{agent}.jsonl"),
+        "plugin-settings/sdk-user/_secrets.json",
+        "plugin-settings/data-dir/data/seen.txt",
+    ] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} not in {names:?}"
+        );
     }
-    for dir in ["plugin-settings", "plugin-settings/sdk-user", "cache", "cache/quickjs-bytecode", "worktrees", "timelines"] {
+    for dir in [
+        "plugin-settings",
+        "plugin-settings/sdk-user",
+        "cache",
+        "cache/quickjs-bytecode",
+        "worktrees",
+        "timelines",
+    ] {
         assert_eq!(mode(&home.join(dir)), 0o700, "{dir}");
     }
     // sdk-user appended its row twice under one id: two journal lines, one item after a restart.
     let daemon = Daemon::start(&home, &log);
-    let rows: Vec<Value> = timeline(&daemon, &agent).into_iter().filter(|i| i["type"] == "plugin").collect();
-    assert_eq!(rows, [json!({ "type": "plugin", "id": "note", "kind": "note", "version": 1, "data": { "n": 2 }, "pluginId": "sdk-user" })]);
+    let rows: Vec<Value> = timeline(&daemon, &agent)
+        .into_iter()
+        .filter(|i| i["type"] == "plugin")
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            json!({ "type": "plugin", "id": "note", "kind": "note", "version": 1, "data": { "n": 2 }, "pluginId": "sdk-user" })
+        ]
+    );
     daemon.stop();
 }
 

@@ -40,26 +40,41 @@ pub fn lock(home: &Path) -> Result<HomeLock, String> {
         if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
             let owner = std::fs::read_to_string(&path).unwrap_or_default();
             let owner = owner.trim();
-            let pid = if owner.is_empty() { String::new() } else { format!(" (pid {owner})") };
-            return Err(format!("A Paseo daemon is already running for {}{pid}", home.display()));
+            let pid = if owner.is_empty() {
+                String::new()
+            } else {
+                format!(" (pid {owner})")
+            };
+            return Err(format!(
+                "A Paseo daemon is already running for {}{pid}",
+                home.display()
+            ));
         }
         return Err(format!("Cannot lock {}: {err}", path.display()));
     }
-    file.set_len(0).and_then(|_| writeln!(file, "{}", std::process::id())).map_err(|e| format!("Cannot write {}: {e}", path.display()))?;
+    file.set_len(0)
+        .and_then(|_| writeln!(file, "{}", std::process::id()))
+        .map_err(|e| format!("Cannot write {}: {e}", path.display()))?;
     Ok(HomeLock { _file: file })
 }
 
 /// Raises the soft `RLIMIT_NOFILE` to the hard limit (Linux defaults to 1,024 soft), and
 /// returns the limit in force.
 pub fn raise_fd_limit() -> u64 {
-    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
     // SAFETY: getrlimit/setrlimit write to / read from the struct we pass.
     unsafe {
         if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
             return 0;
         }
         if limit.rlim_cur < limit.rlim_max {
-            let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
             if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
                 limit = raised;
             }
@@ -77,7 +92,14 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let first = lock(home.path()).unwrap();
         let err = lock(home.path()).err().unwrap();
-        assert_eq!(err, format!("A Paseo daemon is already running for {} (pid {})", home.path().display(), std::process::id()));
+        assert_eq!(
+            err,
+            format!(
+                "A Paseo daemon is already running for {} (pid {})",
+                home.path().display(),
+                std::process::id()
+            )
+        );
         drop(first);
         lock(home.path()).unwrap();
     }
@@ -88,7 +110,17 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let home = parent.path().join("new-home");
         let _lock = lock(&home).unwrap();
-        assert_eq!(std::fs::metadata(&home).unwrap().permissions().mode() & 0o777, 0o700);
-        assert_eq!(std::fs::metadata(home.join("daemon.lock")).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(&home).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        assert_eq!(
+            std::fs::metadata(home.join("daemon.lock"))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777,
+            0o600
+        );
     }
 }

@@ -56,12 +56,21 @@ impl HeapRoom {
 pub(crate) fn heap_room(scope: &mut v8::PinScope, state: &OpState) -> HeapRoom {
     let st = state.borrow::<ActorState>();
     let used = scope.get_heap_statistics().total_heap_size();
-    HeapRoom { bytes: st.heap_bytes.saturating_sub(used).min(IO_MAX), cap: st.heap_bytes, plugin: st.shared.id.clone() }
+    HeapRoom {
+        bytes: st.heap_bytes.saturating_sub(used).min(IO_MAX),
+        cap: st.heap_bytes,
+        plugin: st.shared.id.clone(),
+    }
 }
 
 /// Fails unless the plugin's heap has room for a value of `len` bytes; `what` names the value in
 /// the error (`The result of hook x is 123 bytes, more than the …`).
-pub(crate) fn check(scope: &mut v8::PinScope, state: &OpState, len: usize, what: impl FnOnce() -> String) -> Result<(), JsErrorBox> {
+pub(crate) fn check(
+    scope: &mut v8::PinScope,
+    state: &OpState,
+    len: usize,
+    what: impl FnOnce() -> String,
+) -> Result<(), JsErrorBox> {
     if len <= SMALL {
         return Ok(());
     }
@@ -69,13 +78,21 @@ pub(crate) fn check(scope: &mut v8::PinScope, state: &OpState, len: usize, what:
     if len <= room.bytes {
         return Ok(());
     }
-    Err(JsErrorBox::range_error(format!("{} is {len} bytes, more than {}", what(), room.describe(1))))
+    Err(JsErrorBox::range_error(format!(
+        "{} is {len} bytes, more than {}",
+        what(),
+        room.describe(1)
+    )))
 }
 
 /// Runs an op's body, turning a panic into a failure of the plugin: the op throws, the isolate
 /// is terminated, and the actor stops the plugin with the reason once JS has unwound (a panic
 /// must not reach the op's `extern "C"` callback, where it would abort the process).
-pub(crate) fn contain<T>(state: &mut OpState, op: &str, body: impl FnOnce(&mut OpState) -> Result<T, JsErrorBox>) -> Result<T, JsErrorBox> {
+pub(crate) fn contain<T>(
+    state: &mut OpState,
+    op: &str,
+    body: impl FnOnce(&mut OpState) -> Result<T, JsErrorBox>,
+) -> Result<T, JsErrorBox> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&mut *state))) {
         Ok(result) => result,
         Err(panic) => {
@@ -136,10 +153,16 @@ mod tests {
         assert_eq!(contain(&mut state, "op_fine", |_| Ok(7)).unwrap(), 7);
         assert!(state.borrow::<ActorState>().crashed.is_none());
 
-        let err = contain(&mut state, "op_broken", |_| -> Result<(), JsErrorBox> { panic!("index out of bounds") }).unwrap_err();
+        let err = contain(&mut state, "op_broken", |_| -> Result<(), JsErrorBox> {
+            panic!("index out of bounds")
+        })
+        .unwrap_err();
         const REASON: &str = "Plugin panicky crashed in op_broken: index out of bounds";
         assert_eq!(err.to_string(), REASON);
-        assert_eq!(state.borrow::<ActorState>().crashed.as_deref(), Some(REASON));
+        assert_eq!(
+            state.borrow::<ActorState>().crashed.as_deref(),
+            Some(REASON)
+        );
         assert!(js.v8_isolate().is_execution_terminating());
     }
 }
