@@ -86,7 +86,7 @@ async fn settle(daemon: &Daemon, id: &str) {
 fn tempfile_dir() -> Result<PathBuf, String> {
     let dir = std::env::temp_dir().join(format!("paseo-demo-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    Ok(dir.canonicalize().map_err(|e| e.to_string())?)
+    dir.canonicalize().map_err(|e| e.to_string())
 }
 
 fn show_timeline(daemon: &Daemon, agent: &str, from: usize) -> usize {

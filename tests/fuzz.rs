@@ -217,7 +217,7 @@ fn resolves(value: &Value, path: &str) -> bool {
     let mut at = value;
     for part in path.split('.') {
         let (name, indices) = part.split_once('[').map_or((part, ""), |(n, rest)| (n, rest));
-        if !(name.is_empty() && !indices.is_empty()) {
+        if !name.is_empty() || indices.is_empty() {
             match at.get(name) {
                 Some(v) => at = v,
                 None => return false,

@@ -83,7 +83,7 @@ async fn string_decoder_keeps_split_characters() {
 #[tokio::test(flavor = "multi_thread")]
 async fn assert_messages_match_node() {
     let r = results().await;
-    let ok = vec!["no error"; 9].join(";");
+    let ok = ["no error"; 9].join(";");
     check(&r, &[
         ("assertOk", ok.as_str()),
         ("strictEqual", "AssertionError|ERR_ASSERTION|Expected values to be strictly equal:\n\n1 !== 2\n"),
