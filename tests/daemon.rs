@@ -1,102 +1,28 @@
 //! End to end: the real daemon binary in a temporary home, driven through the CLI. Each hook is
 //! observed at its point, in the documented order (the lifecycle-logger example records them).
 
-mod common;
+mod daemon_harness;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use daemon_harness::{example, fixture, paseo, poll, Daemon, Launch};
 use serde_json::{json, Value};
 
-struct Daemon {
-    home: tempfile::TempDir,
-    child: Option<Child>,
+/// The hooks the lifecycle-logger example saw, in order (old names, as it registers them).
+fn logged_hooks(daemon: &Daemon) -> Vec<String> {
+    daemon.json_logs("lifecycle-logger").iter().map(|v| v["hook"].as_str().unwrap().to_string()).collect()
 }
 
-fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples").join(name)
-}
-
-impl Daemon {
-    fn start_in(home: tempfile::TempDir) -> Daemon {
-        let child = Command::new(env!("CARGO_BIN_EXE_paseo")).env("PASEO_HOME", home.path()).arg("daemon").spawn().unwrap();
-        let daemon = Daemon { home, child: Some(child) };
-        let started = Instant::now();
-        while daemon.cli_raw(&["plugin", "ls", "--json"]).0.is_none() {
-            assert!(started.elapsed() < Duration::from_secs(30), "daemon did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        daemon
-    }
-
-    fn start(plugins: &[&str]) -> Daemon {
-        let home = tempfile::tempdir().unwrap();
-        std::fs::write(home.path().join("config.json"), r#"{ "pluginsEnabled": true }"#).unwrap();
-        let daemon = Daemon::start_in(home);
-        for p in plugins {
-            daemon.cli(&["plugin", "install", example(p).to_str().unwrap()]);
-        }
-        daemon
-    }
-
-    fn cli_raw(&self, args: &[&str]) -> (Option<Value>, String) {
-        let out = Command::new(env!("CARGO_BIN_EXE_paseo")).env("PASEO_HOME", self.home.path()).args(args).output().unwrap();
-        let value = if out.status.success() { serde_json::from_slice(&out.stdout).ok() } else { None };
-        (value, String::from_utf8_lossy(&out.stderr).into_owned())
-    }
-
-    fn cli(&self, args: &[&str]) -> Value {
-        let mut args = args.to_vec();
-        args.push("--json");
-        let (value, stderr) = self.cli_raw(&args);
-        value.unwrap_or_else(|| panic!("paseo {args:?} failed: {stderr}"))
-    }
-
-    fn cli_err(&self, args: &[&str]) -> String {
-        let out = Command::new(env!("CARGO_BIN_EXE_paseo")).env("PASEO_HOME", self.home.path()).args(args).arg("--json").output().unwrap();
-        assert!(!out.status.success(), "paseo {args:?} should fail");
-        serde_json::from_slice::<Value>(&out.stdout).unwrap()["error"].as_str().unwrap().to_string()
-    }
-
-    fn stop(mut self) -> tempfile::TempDir {
-        self.cli_raw(&["daemon", "stop"]);
-        if let Some(mut child) = self.child.take() {
-            child.wait().unwrap();
-        }
-        std::mem::replace(&mut self.home, tempfile::tempdir().unwrap())
-    }
-
-    /// The hooks the lifecycle-logger example saw, in order (old names, as it registers them).
-    fn logged_hooks(&self) -> Vec<String> {
-        let logs = self.cli(&["plugin", "logs", "lifecycle-logger"]);
-        logs.as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|e| serde_json::from_str::<Value>(e["message"].as_str()?).ok())
-            .map(|v| v["hook"].as_str().unwrap().to_string())
-            .collect()
-    }
-
-    fn wait_for_hooks(&self, count: usize) -> Vec<String> {
-        let started = Instant::now();
-        loop {
-            let hooks = self.logged_hooks();
-            if hooks.len() >= count || started.elapsed() > Duration::from_secs(10) {
-                return hooks;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
+/// The hooks once `count` are in, or those there are after 10 s.
+fn wait_for_hooks(daemon: &Daemon, count: usize) -> Vec<String> {
+    let mut hooks = Vec::new();
+    poll(Duration::from_secs(10), || {
+        hooks = logged_hooks(daemon);
+        (hooks.len() >= count).then_some(())
+    });
+    hooks
 }
 
 fn git_repo(dir: &Path) -> PathBuf {
@@ -112,7 +38,7 @@ fn git_repo(dir: &Path) -> PathBuf {
 fn every_hook_fires_at_its_point_in_the_documented_order() {
     let work = tempfile::tempdir().unwrap();
     let repo = git_repo(work.path());
-    let daemon = Daemon::start(&["lifecycle-logger", "lifecycle-actions", "worktree-placement"]);
+    let daemon = Daemon::start(&[example("lifecycle-logger"), example("lifecycle-actions"), example("worktree-placement")]);
     // The lifecycle-actions example turns this titled directory workspace into a worktree, and
     // worktree-placement puts it next to the checkout.
     let ws = daemon.cli(&["workspace", "create", "--dir", repo.to_str().unwrap(), "--title", "Isolated lifecycle example"]);
@@ -131,14 +57,14 @@ fn every_hook_fires_at_its_point_in_the_documented_order() {
     assert_eq!(shown["timeline"][1]["status"], "completed");
     daemon.cli(&["agent", "archive", &id]);
     daemon.cli(&["workspace", "archive", ws_id]);
-    let hooks = daemon.wait_for_hooks(13);
+    let hooks = wait_for_hooks(&daemon, 12);
     assert_eq!(
         hooks,
         [
             "workspace.create", "workspace.created", "agent.create", "agent.session_open", "agent.created",
             "agent.turn_started", "agent.permission_requested", "agent.permission_resolved", "agent.turn_ended",
             "agent.closed", "agent.archived", "workspace.archived"
-        ][..hooks.len().min(12)]
+        ]
     );
     daemon.stop();
 }
@@ -148,7 +74,7 @@ fn permission_policy_and_follow_up_and_tools_over_mcp() {
     let work = tempfile::tempdir().unwrap();
     let repo = git_repo(work.path());
     std::fs::write(repo.join("canary.txt"), "alive").unwrap();
-    let daemon = Daemon::start(&["lifecycle-actions", "agent-tools", "env-injection"]);
+    let daemon = Daemon::start(&[example("lifecycle-actions"), example("agent-tools"), example("env-injection")]);
     let agent = daemon.cli(&["agent", "create", "--cwd", repo.to_str().unwrap(), "--label", "notes/enabled=true"]);
     let id = agent["id"].as_str().unwrap().to_string();
     assert_eq!(agent["launch"]["tools"], json!(["append_workspace_note"]));
@@ -160,16 +86,13 @@ fn permission_policy_and_follow_up_and_tools_over_mcp() {
     daemon.cli(&["agent", "send", &id, "credits", "--wait"]);
     // The lifecycle plugin answers "out of credits" from its agent.turn.after handler with a
     // follow-up message, which starts a turn of its own; let it finish before sending more.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let shown = daemon.cli(&["agent", "wait", &id]);
+    let mut shown = Value::Null;
+    let retried = poll(Duration::from_secs(10), || {
+        shown = daemon.cli(&["agent", "wait", &id]);
         let retried = shown["timeline"].as_array().unwrap().iter().any(|i| i["text"] == "RETRY_OK");
-        if retried && shown["status"] != "running" {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "no follow-up turn: {shown}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        (retried && shown["status"] != "running").then_some(())
+    });
+    assert!(retried.is_some(), "no follow-up turn: {shown}");
     daemon.cli(&["agent", "send", &id, "tool append_workspace_note {\"note\":\"via mcp\"}", "--wait"]);
     let shown = daemon.cli(&["agent", "wait", &id]);
     let texts: Vec<String> = shown["timeline"].as_array().unwrap().iter().map(|i| format!("{}:{}", i["type"].as_str().unwrap(), i["text"].as_str().or(i["error"].as_str()).unwrap_or(""))).collect();
@@ -180,15 +103,8 @@ fn permission_policy_and_follow_up_and_tools_over_mcp() {
 
     // A command the policy does not cover waits for the user.
     daemon.cli(&["agent", "send", &id, "run echo hi"]);
-    let started = Instant::now();
-    let request = loop {
-        let shown = daemon.cli(&["agent", "show", &id]);
-        if let Some(p) = shown["pendingPermissions"].as_array().and_then(|p| p.first()) {
-            break p["id"].as_str().unwrap().to_string();
-        }
-        assert!(started.elapsed() < Duration::from_secs(10));
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let shown = daemon.wait_agent(&id, "a pending permission request", |a| a["pendingPermissions"].as_array().is_some_and(|p| !p.is_empty()));
+    let request = shown["pendingPermissions"][0]["id"].as_str().unwrap().to_string();
     daemon.cli(&["permission", "respond", &id, &request, "allow"]);
     let shown = daemon.cli(&["agent", "wait", &id]);
     assert_eq!(shown["timeline"].as_array().unwrap().last().unwrap()["detail"]["output"], "hi\n");
@@ -219,8 +135,7 @@ fn restart_resumes_agents_and_reload_picks_up_edited_source() {
     let shown = daemon.cli(&["agent", "show", &id]);
     assert_eq!(shown["launch"]["reason"], "refresh");
     assert_eq!(shown["timeline"].as_array().unwrap().last().unwrap()["text"], "V=two");
-    let home = daemon.stop();
-    let daemon = Daemon::start_in(home);
+    let daemon = daemon.restart();
     let shown = daemon.cli(&["agent", "show", &id]);
     assert_eq!(shown["launch"]["reason"], "resume");
     assert_eq!(shown["launch"]["env"]["V"], "two");
@@ -240,7 +155,7 @@ fn a_failing_worktree_create_after_leaves_no_worktree() {
     std::fs::create_dir_all(&plugin).unwrap();
     std::fs::write(plugin.join("paseo-plugin.json"), r#"{ "id": "setup-fails", "requirements": { "paseo": ">=0.14.0" } }"#).unwrap();
     std::fs::write(plugin.join("index.server.ts"), r#"export default function (s: any) { s.addHook("worktree.create.after", async () => { throw new Error("setup failed"); }); return () => {}; }"#).unwrap();
-    let daemon = Daemon::start(&["worktree-placement"]);
+    let daemon = Daemon::start(&[example("worktree-placement")]);
     daemon.cli(&["plugin", "install", plugin.to_str().unwrap()]);
     let err = daemon.cli_err(&["workspace", "create", "--dir", repo.to_str().unwrap(), "--worktree", "feature/x"]);
     assert_eq!(err, "Plugin setup-fails worktree.create.after failed: setup failed");
@@ -310,32 +225,20 @@ fn install_runs_build_commands_with_progress_and_rejects_failures() {
 #[test]
 fn cancelling_a_turn_reports_a_canceled_outcome() {
     let work = tempfile::tempdir().unwrap();
-    let daemon = Daemon::start(&["lifecycle-logger"]);
+    let daemon = Daemon::start(&[example("lifecycle-logger")]);
     let agent = daemon.cli(&["agent", "create", "--cwd", work.path().to_str().unwrap()]);
     let id = agent["id"].as_str().unwrap().to_string();
     daemon.cli(&["agent", "send", &id, "sleep 60000"]);
     let shown = daemon.cli(&["agent", "cancel", &id]);
     assert_eq!(shown["status"], "idle");
     assert_eq!(daemon.cli_err(&["agent", "cancel", &id]), format!("Agent {id} has no turn running"));
-    let started = Instant::now();
-    let outcome = loop {
-        let logs = daemon.cli(&["plugin", "logs", "lifecycle-logger"]);
-        let ended = logs.as_array().unwrap().iter().filter_map(|e| serde_json::from_str::<Value>(e["message"].as_str()?).ok()).find(|v| v["hook"] == "agent.turn_ended");
-        if let Some(v) = ended {
-            break v["payload"]["outcome"].clone();
-        }
-        assert!(started.elapsed() < Duration::from_secs(10));
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let logs = daemon.wait_logs("lifecycle-logger", "the canceled turn's end", |l| l.iter().any(|v| v["hook"] == "agent.turn_ended"));
+    let outcome = logs.iter().find(|v| v["hook"] == "agent.turn_ended").unwrap()["payload"]["outcome"].clone();
     assert_eq!(outcome, json!({ "kind": "canceled", "reason": "Canceled by the user" }));
     daemon.stop();
 }
 
 // ---- the daemon's own surfaces under abuse (issue 12) ---------------------------------------
-
-fn fixture_dir(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
-}
 
 fn sock(home: &Path) -> std::os::unix::net::UnixStream {
     std::os::unix::net::UnixStream::connect(home.join("daemon.sock")).unwrap()
@@ -356,19 +259,18 @@ fn raw_request(home: &Path, bytes: &[u8]) -> Value {
 #[test]
 fn a_second_daemon_on_the_same_home_stops_before_loading_anything() {
     let work = tempfile::tempdir().unwrap();
-    let daemon = Daemon::start(&[]);
-    daemon.cli(&["plugin", "install", fixture_dir("data-dir").to_str().unwrap()]);
+    let daemon = Daemon::start(&[fixture("data-dir")]);
     // The fixture's agent.open.before writes seen.txt: a daemon that resumed this agent would
     // write it again.
     daemon.cli(&["agent", "create", "--cwd", work.path().to_str().unwrap()]);
-    let seen = daemon.home.path().join("plugin-settings/data-dir/data/seen.txt");
+    let seen = daemon.home().join("plugin-settings/data-dir/data/seen.txt");
     assert!(seen.exists());
     std::fs::remove_file(&seen).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_paseo")).env("PASEO_HOME", daemon.home.path()).arg("daemon").output().unwrap();
+    let out = paseo(daemon.home()).arg("daemon").output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    let pid = daemon.child.as_ref().unwrap().id();
-    assert_eq!(stderr.trim(), format!("paseo: A Paseo daemon is already running for {} (pid {pid})", daemon.home.path().display()));
+    let pid = daemon.pid();
+    assert_eq!(stderr.trim(), format!("paseo: A Paseo daemon is already running for {} (pid {pid})", daemon.home().display()));
     assert!(!seen.exists(), "the second daemon resumed the agent");
     // The first daemon keeps its socket and its plugin.
     assert_eq!(daemon.cli(&["plugin", "ls"])[0]["status"], "running");
@@ -383,7 +285,7 @@ fn plugin_ids_are_checked_wherever_they_enter() {
     let home = tempfile::tempdir().unwrap();
     std::fs::write(home.path().join("config.json"), r#"{ "pluginsEnabled": false }"#).unwrap();
     let daemon = Daemon::start_in(home);
-    let plugin = fixture_dir("notify");
+    let plugin = fixture("notify");
     let traversal = daemon.cli_err(&["plugin", "install", plugin.to_str().unwrap(), "--id", "../../victim"]);
     assert_eq!(traversal, "Invalid plugin ID \"../../victim\": it must start with a lowercase letter, contain only lowercase letters, digits and hyphens, and be at most 64 characters");
     let long = "a".repeat(5000);
@@ -408,7 +310,7 @@ fn plugin_ids_are_checked_wherever_they_enter() {
 #[test]
 fn the_control_socket_says_what_is_wrong_with_a_request_and_bounds_lines() {
     let daemon = Daemon::start(&[]);
-    let home = daemon.home.path();
+    let home = daemon.home();
     let garbage = raw_request(home, b"\x01garbage\n");
     assert!(garbage["error"].as_str().unwrap().starts_with("Invalid request: not JSON (expected value at line 1 column 1)"), "{garbage}");
     let truncated = raw_request(home, b"{\"method\": \"plugin.ls\", \"par\n");
@@ -427,7 +329,7 @@ fn the_control_socket_says_what_is_wrong_with_a_request_and_bounds_lines() {
 fn idle_control_connections_are_closed_and_capped() {
     use std::io::Read;
     let daemon = Daemon::start(&[]);
-    let home = daemon.home.path();
+    let home = daemon.home();
     // 128 connections that never send a line fill the daemon's slots…
     let idle: Vec<_> = (0..128).map(|_| sock(home)).collect();
     std::thread::sleep(Duration::from_millis(300));
@@ -445,32 +347,21 @@ fn idle_control_connections_are_closed_and_capped() {
 
 #[test]
 fn out_of_descriptors_the_accept_loop_backs_off_instead_of_spinning() {
-    use std::os::unix::process::CommandExt;
-    let home = tempfile::tempdir().unwrap();
-    std::fs::write(home.path().join("config.json"), r#"{ "pluginsEnabled": true }"#).unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_paseo"));
-    command.env("PASEO_HOME", home.path()).arg("daemon");
     // SAFETY: setrlimit is async-signal-safe; soft = hard, so the daemon cannot raise it.
-    unsafe {
-        command.pre_exec(|| {
+    let launch = unsafe {
+        Launch::new().pre_exec(|| {
             let limit = libc::rlimit { rlim_cur: 96, rlim_max: 96 };
             if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
-        });
-    }
-    let child = command.spawn().unwrap();
-    let pid = child.id();
-    let started = Instant::now();
-    let daemon = Daemon { home, child: Some(child) };
-    while daemon.cli_raw(&["plugin", "ls", "--json"]).0.is_none() {
-        assert!(started.elapsed() < Duration::from_secs(30), "daemon did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        })
+    };
+    let daemon = launch.start();
+    let pid = daemon.pid();
     // More connections than the daemon has descriptors: the kernel queues them in the backlog,
     // and every accept fails with EMFILE.
-    let held: Vec<_> = (0..200).filter_map(|_| std::os::unix::net::UnixStream::connect(daemon.home.path().join("daemon.sock")).ok()).collect();
+    let held: Vec<_> = (0..200).filter_map(|_| std::os::unix::net::UnixStream::connect(daemon.home().join("daemon.sock")).ok()).collect();
     assert!(held.len() > 100);
     let cpu = |pid: u32| -> u64 {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
@@ -484,11 +375,8 @@ fn out_of_descriptors_the_accept_loop_backs_off_instead_of_spinning() {
     // A spinning accept loop uses a whole core (the probe measured 99 %).
     assert!(used < 0.5, "the daemon used {:.0} % of a core while out of descriptors", used * 100.0);
     drop(held);
-    let started = Instant::now();
-    while daemon.cli_raw(&["plugin", "ls", "--json"]).0.is_none() {
-        assert!(started.elapsed() < Duration::from_secs(30), "the daemon did not recover");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let recovered = poll(Duration::from_secs(30), || daemon.cli_raw(&["plugin", "ls", "--json"]).0);
+    assert!(recovered.is_some(), "the daemon did not recover");
 }
 
 #[test]
@@ -501,11 +389,11 @@ fn another_user_is_refused_on_the_control_socket_even_through_a_loosened_home() 
         return;
     }
     let daemon = Daemon::start(&[]);
-    let home = daemon.home.path();
+    let home = daemon.home();
     // What a careless chmod does: the socket file itself is reachable by everyone now.
     std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::set_permissions(home.join("daemon.sock"), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_paseo")).env("PASEO_HOME", home).args(["agent", "ls", "--json"]).uid(65534).gid(65534).output().unwrap();
+    let out = paseo(home).args(["agent", "ls", "--json"]).uid(65534).gid(65534).output().unwrap();
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     assert!(!out.status.success());
     let error = answer["error"].as_str().unwrap_or_default();
@@ -518,17 +406,13 @@ fn another_user_is_refused_on_the_control_socket_even_through_a_loosened_home() 
 fn a_log_follower_that_falls_behind_is_told_the_gap_and_goes_on() {
     use std::io::{BufRead, Write};
     let work = tempfile::tempdir().unwrap();
-    let daemon = Daemon::start(&[]);
-    daemon.cli(&["plugin", "install", fixture_dir("log-flood").to_str().unwrap()]);
-    let mut follower = sock(daemon.home.path());
+    let daemon = Daemon::start(&[fixture("log-flood")]);
+    let mut follower = sock(daemon.home());
     follower.write_all(format!("{}\n", json!({ "method": "plugin.logs", "params": { "id": "log-flood", "follow": true } })).as_bytes()).unwrap();
     // The follower reads nothing while 20,000 lines are written: its socket fills, it lags.
     daemon.cli(&["agent", "create", "--cwd", work.path().to_str().unwrap()]);
-    let started = Instant::now();
-    while !daemon.cli(&["plugin", "logs", "log-flood"]).as_array().unwrap().iter().any(|e| e["message"] == "flood done") {
-        assert!(started.elapsed() < Duration::from_secs(30));
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let flooded = poll(Duration::from_secs(30), || daemon.cli(&["plugin", "logs", "log-flood"]).as_array().unwrap().iter().any(|e| e["message"] == "flood done").then_some(()));
+    assert!(flooded.is_some());
     follower.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let mut lines = std::io::BufReader::new(follower).lines();
     let mut gap = None;

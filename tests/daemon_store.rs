@@ -3,112 +3,22 @@
 //! restarted on what it left. Nothing acknowledged may be lost, no write may tear, and what the
 //! daemon creates is the owner's alone.
 
-mod common;
+mod daemon_harness;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use daemon_harness::{fixture, paseo, poll, request, Daemon, Launch};
 use serde_json::{json, Value};
 
-/// A daemon on `home`, its stderr (with warnings) kept in `log`.
-struct Daemon {
-    home: PathBuf,
-    log: PathBuf,
-    child: Option<Child>,
-}
-
-impl Daemon {
-    fn start(home: &Path, log: &Path) -> Daemon {
-        let stderr = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log)
-            .unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_paseo"))
-            .env("PASEO_HOME", home)
-            .env("PASEO_LOG", "paseo=warn")
-            .arg("daemon")
-            .stderr(Stdio::from(stderr))
-            .spawn()
-            .unwrap();
-        let mut daemon = Daemon {
-            home: home.to_path_buf(),
-            log: log.to_path_buf(),
-            child: Some(child),
-        };
-        let started = Instant::now();
-        while request(home, "daemon.status", json!({})).is_err() {
-            if let Some(status) = daemon.child.as_mut().unwrap().try_wait().unwrap() {
-                panic!("the daemon exited ({status}): {}", daemon.stderr());
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "daemon did not start: {}",
-                daemon.stderr()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        daemon
-    }
-
-    fn stderr(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    fn call(&self, method: &str, params: Value) -> Value {
-        request(&self.home, method, params).unwrap_or_else(|e| panic!("{method} failed: {e}"))
-    }
-
-    fn stop(mut self) {
-        self.call("daemon.stop", json!({}));
-        let status = self.child.take().unwrap().wait().unwrap();
-        assert!(
-            status.success(),
-            "daemon stopped with {status}: {}",
-            self.stderr()
-        );
-    }
-
-    fn kill(mut self) {
-        let mut child = self.child.take().unwrap();
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// One request on the control socket, as the CLI sends it.
-fn request(home: &Path, method: &str, params: Value) -> Result<Value, String> {
-    let mut stream = UnixStream::connect(home.join("daemon.sock")).map_err(|e| e.to_string())?;
-    stream
-        .write_all(format!("{}\n", json!({ "method": method, "params": params })).as_bytes())
-        .map_err(|e| e.to_string())?;
-    // `plugin.install` sends progress lines before its answer.
-    let answer = BufReader::new(stream)
-        .lines()
-        .map_while(Result::ok)
-        .filter_map(|line| serde_json::from_str::<Value>(&line).ok())
-        .find(|answer| answer.get("ok").is_some())
-        .ok_or_else(|| format!("no answer to {method}"))?;
-    if answer["ok"] == true {
-        Ok(answer["result"].clone())
-    } else {
-        Err(answer["error"].as_str().unwrap_or_default().to_string())
-    }
+/// A daemon on `home`, its stderr (with warnings) appended to `log`.
+fn start(home: &Path, log: &Path) -> Daemon {
+    Launch::at(home).log("paseo=warn", log).start()
 }
 
 fn create_agent(home: &Path, cwd: &Path) -> Result<String, String> {
@@ -120,13 +30,18 @@ fn create_agent(home: &Path, cwd: &Path) -> Result<String, String> {
     Ok(agent["id"].as_str().unwrap().to_string())
 }
 
-/// `say` once per word: the user message and one assistant message per word.
-fn expected_items(words: &[String]) -> Vec<Value> {
-    let text = words
+/// The prompt that has the scripted provider `say` each word.
+fn say(words: &[String]) -> String {
+    words
         .iter()
         .map(|w| format!("say {w}"))
         .collect::<Vec<_>>()
-        .join("\n");
+        .join("\n")
+}
+
+/// `say` once per word: the user message and one assistant message per word.
+fn expected_items(words: &[String]) -> Vec<Value> {
+    let text = say(words);
     let mut items = vec![json!({ "type": "user_message", "text": text })];
     items.extend(
         words
@@ -137,11 +52,7 @@ fn expected_items(words: &[String]) -> Vec<Value> {
 }
 
 fn send_and_wait(home: &Path, agent: &str, words: &[String]) -> Result<(), String> {
-    let text = words
-        .iter()
-        .map(|w| format!("say {w}"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let text = say(words);
     request(
         home,
         "agent.send",
@@ -194,7 +105,7 @@ fn mode(path: &Path) -> u32 {
 fn many_concurrent_turns_lose_nothing_and_never_fail_a_save() {
     let (home, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let log = work.path().join("daemon.log");
-    let daemon = Daemon::start(home.path(), &log);
+    let daemon = start(home.path(), &log);
     // 20 agents created at once (20 concurrent state saves), then 10 turns each, all agents in
     // parallel: 200 sends, 600 timeline items.
     let sent: Vec<(String, Vec<Value>)> = std::thread::scope(|s| {
@@ -215,8 +126,7 @@ fn many_concurrent_turns_lose_nothing_and_never_fail_a_save() {
             .collect();
         threads.into_iter().map(|t| t.join().unwrap()).collect()
     });
-    daemon.stop();
-    let daemon = Daemon::start(home.path(), &log);
+    let daemon = daemon.restart();
     assert_eq!(
         daemon.call("agent.ls", json!({})).as_array().unwrap().len(),
         20
@@ -239,7 +149,7 @@ fn a_kill_during_heavy_writes_leaves_a_home_the_daemon_restarts_on_with_every_ac
     let acked_items = Mutex::new(std::collections::BTreeMap::<String, Vec<Value>>::new());
     let pad = "x".repeat(4000);
     for round in 0..3 {
-        let daemon = Daemon::start(home.path(), &log);
+        let daemon = start(home.path(), &log);
         let (stop, acks) = (AtomicBool::new(false), AtomicUsize::new(0));
         std::thread::scope(|s| {
             // Agent creations rewrite state.json while the turns append to journals.
@@ -298,7 +208,7 @@ fn a_kill_during_heavy_writes_leaves_a_home_the_daemon_restarts_on_with_every_ac
             &pad,
         )
         .unwrap();
-        let daemon = Daemon::start(home.path(), &log);
+        let daemon = start(home.path(), &log);
         assert_eq!(
             temp_files(home.path()),
             Vec::<String>::new(),
@@ -343,7 +253,7 @@ fn a_kill_during_heavy_writes_leaves_a_home_the_daemon_restarts_on_with_every_ac
 fn a_torn_last_journal_line_is_dropped_with_a_warning_and_the_daemon_starts() {
     let (home, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let log = work.path().join("daemon.log");
-    let daemon = Daemon::start(home.path(), &log);
+    let daemon = start(home.path(), &log);
     let agent = create_agent(home.path(), work.path()).unwrap();
     let words = vec!["kept".to_string()];
     send_and_wait(home.path(), &agent, &words).unwrap();
@@ -357,7 +267,7 @@ fn a_torn_last_journal_line_is_dropped_with_a_warning_and_the_daemon_starts() {
         .unwrap()
         .write_all(torn.as_bytes())
         .unwrap();
-    let daemon = Daemon::start(home.path(), &log);
+    let daemon = start(home.path(), &log);
     assert!(
         daemon.stderr().contains(&format!("dropped the torn last line of {} ({} bytes): the daemon stopped in the middle of appending it", journal.display(), torn.len())),
         "{}",
@@ -366,8 +276,7 @@ fn a_torn_last_journal_line_is_dropped_with_a_warning_and_the_daemon_starts() {
     assert_eq!(timeline(&daemon, &agent), expected_items(&words));
     let more = vec!["after".to_string()];
     send_and_wait(home.path(), &agent, &more).unwrap();
-    daemon.stop();
-    let daemon = Daemon::start(home.path(), &log);
+    let daemon = daemon.restart();
     assert_eq!(
         timeline(&daemon, &agent),
         [expected_items(&words), expected_items(&more)].concat()
@@ -382,7 +291,7 @@ fn a_torn_last_journal_line_is_dropped_with_a_warning_and_the_daemon_starts() {
 #[test]
 fn a_timeline_append_writes_one_journal_line_and_never_rewrites_state_json_nor_grows_the_answer() {
     let (home, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let daemon = Daemon::start(home.path(), &work.path().join("daemon.log"));
+    let daemon = start(home.path(), &work.path().join("daemon.log"));
     let agent = create_agent(home.path(), work.path()).unwrap();
     let state = home.path().join("state.json");
     let journal = home.path().join("timelines").join(format!("{agent}.jsonl"));
@@ -437,7 +346,7 @@ fn an_old_state_json_with_timelines_inside_is_read_and_moved_into_journals() {
         "workspaces": {}, "timelines": { "agent-1": items }, "next_id": 1,
     });
     std::fs::write(home.path().join("state.json"), old.to_string()).unwrap();
-    let daemon = Daemon::start(home.path(), &work.path().join("daemon.log"));
+    let daemon = start(home.path(), &work.path().join("daemon.log"));
     assert_eq!(timeline(&daemon, "agent-1"), items);
     let state: Value =
         serde_json::from_slice(&std::fs::read(home.path().join("state.json")).unwrap()).unwrap();
@@ -465,11 +374,7 @@ fn a_corrupt_state_json_is_refused_with_a_message_that_says_how_to_recover() {
         r#"{"agents":{},"workspaces":{},"next_id":3}"next_id":2}"#,
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_paseo"))
-        .env("PASEO_HOME", home.path())
-        .arg("daemon")
-        .output()
-        .unwrap();
+    let out = paseo(home.path()).arg("daemon").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let p = state.display();
     assert_eq!(
@@ -486,7 +391,7 @@ fn a_corrupt_state_json_is_refused_with_a_message_that_says_how_to_recover() {
         r#"{"agents":{},"workspaces":{},"next_id":3}"next_id":2}"#
     );
     std::fs::rename(&state, home.path().join("state.json.corrupt")).unwrap();
-    Daemon::start(home.path(), &work.path().join("daemon.log")).stop();
+    start(home.path(), &work.path().join("daemon.log")).stop();
 }
 
 #[test]
@@ -494,33 +399,25 @@ fn everything_the_daemon_creates_is_the_owners_alone() {
     let (parent, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let home = parent.path().join("new-home");
     let log = work.path().join("daemon.log");
-    let daemon = Daemon::start(&home, &log);
+    let daemon = start(&home, &log);
     std::fs::write(home.join("config.json"), r#"{ "pluginsEnabled": true }"#).unwrap();
-    daemon.stop();
-    let daemon = Daemon::start(&home, &log);
+    let daemon = daemon.restart();
     // sdk-user sets a secret and appends a plugin row, settings-counter writes a settings
     // document, data-dir writes into its data directory, all when an agent is created.
     for plugin in ["sdk-user", "settings-counter", "data-dir"] {
-        daemon.call("plugin.install", json!({ "path": common::fixture(plugin) }));
+        daemon.call("plugin.install", json!({ "path": fixture(plugin) }));
     }
     let agent = create_agent(&home, work.path()).unwrap();
     let secrets = home.join("plugin-settings/sdk-user/_secrets.json");
-    let started = Instant::now();
-    while !(secrets.exists()
-        && home
-            .join("plugin-settings/settings-counter")
-            .read_dir()
-            .unwrap()
-            .count()
-            > 0)
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the plugins did not write: {}",
-            daemon.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let counter = home.join("plugin-settings/settings-counter");
+    let written = poll(Duration::from_secs(20), || {
+        (secrets.exists() && counter.read_dir().unwrap().count() > 0).then_some(())
+    });
+    assert!(
+        written.is_some(),
+        "the plugins did not write: {}",
+        daemon.stderr()
+    );
     daemon.stop();
 
     let mut dirs = vec![home.clone()];
@@ -580,7 +477,7 @@ fn everything_the_daemon_creates_is_the_owners_alone() {
         assert_eq!(mode(&home.join(dir)), 0o700, "{dir}");
     }
     // sdk-user appended its row twice under one id: two journal lines, one item after a restart.
-    let daemon = Daemon::start(&home, &log);
+    let daemon = start(&home, &log);
     let rows: Vec<Value> = timeline(&daemon, &agent)
         .into_iter()
         .filter(|i| i["type"] == "plugin")
@@ -598,7 +495,7 @@ fn everything_the_daemon_creates_is_the_owners_alone() {
 fn a_home_others_may_write_to_is_left_as_it_is_with_a_warning() {
     let (home, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let daemon = Daemon::start(home.path(), &work.path().join("daemon.log"));
+    let daemon = start(home.path(), &work.path().join("daemon.log"));
     let warning = format!("{} is writable by other users (mode 777): they could replace the daemon's state; run chmod 700 on it", home.path().display());
     assert!(daemon.stderr().contains(&warning), "{}", daemon.stderr());
     daemon.stop();

@@ -5,14 +5,16 @@
 //! `agent show`, plugin logs), and another user of the machine is refused.
 
 mod common;
+mod daemon_harness;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::*;
+use daemon_harness::{example, Daemon, Launch};
 use paseo_plugin_runtime::tools::mcp::{AgentSecret, McpLimits, McpServer};
 use paseo_plugin_runtime::PluginHost;
 use rmcp::model::CallToolRequestParams;
@@ -56,6 +58,11 @@ impl Reply {
 
     fn message(&self) -> String {
         self.error()["message"].as_str().unwrap().to_string()
+    }
+
+    /// The status and the error's message, which a refusal is checked by.
+    fn refusal(&self) -> (u16, String) {
+        (self.status, self.message())
     }
 }
 
@@ -109,6 +116,11 @@ async fn initialize(addr: SocketAddr, path: &str, extra: &[(&str, &str)]) -> Rep
     ];
     headers.extend_from_slice(extra);
     http(addr, "POST", path, &headers, INITIALIZE).await
+}
+
+/// An `initialize` POST with `Authorization: <authorization>`.
+async fn authorized(addr: SocketAddr, path: &str, authorization: &str) -> Reply {
+    initialize(addr, path, &[("Authorization", authorization)]).await
 }
 
 fn path_of(url: &str) -> String {
@@ -167,8 +179,8 @@ async fn requests_without_the_agents_secret_are_refused_and_keep_no_state() {
     );
     assert_eq!(none.error(), json!({ "code": -32000, "message": MISSING }));
     assert_eq!(none.header("mcp-session-id"), None);
-    let basic = initialize(addr, &path, &[("Authorization", "Basic dXNlcjpwYXNz")]).await;
-    assert_eq!((basic.status, basic.message()), (401, MISSING.to_string()));
+    let basic = authorized(addr, &path, "Basic dXNlcjpwYXNz").await;
+    assert_eq!(basic.refusal(), (401, MISSING.to_string()));
     let wrong = format!("Bearer {}", "0".repeat(64));
     for forged in [
         wrong.as_str(),
@@ -176,7 +188,7 @@ async fn requests_without_the_agents_secret_are_refused_and_keep_no_state() {
         "Bearer ",
         &format!("Bearer {}", &one.expose()[..63]),
     ] {
-        let reply = initialize(addr, &path, &[("Authorization", forged)]).await;
+        let reply = authorized(addr, &path, forged).await;
         assert_eq!(reply.status, 401, "{forged}");
         assert!(
             reply
@@ -186,14 +198,14 @@ async fn requests_without_the_agents_secret_are_refused_and_keep_no_state() {
             "{forged}"
         );
     }
-    let wrong = initialize(addr, &path, &[("Authorization", &wrong)]).await;
+    let wrong = authorized(addr, &path, &wrong).await;
     assert_eq!(
         (wrong.message(), wrong.header("www-authenticate")),
         (INVALID.to_string(), Some("Bearer error=\"invalid_token\""))
     );
     // Another agent's valid secret does not open this agent's tools.
-    let other = initialize(addr, &path, &[("Authorization", &two.authorization())]).await;
-    assert_eq!((other.status, other.message()), (401, INVALID.to_string()));
+    let other = authorized(addr, &path, &two.authorization()).await;
+    assert_eq!(other.refusal(), (401, INVALID.to_string()));
     // A tool call without the secret does not reach the plugin.
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"append_workspace_note","arguments":{"note":"intruder"}}}"#;
     let headers = [
@@ -216,7 +228,7 @@ async fn requests_without_the_agents_secret_are_refused_and_keep_no_state() {
     ] {
         let reply = initialize(addr, &path, &[auth, ("Origin", origin)]).await;
         assert_eq!(
-            (reply.status, reply.message()),
+            reply.refusal(),
             (
                 403,
                 "Forbidden: the Origin header is not a loopback origin".to_string()
@@ -226,7 +238,7 @@ async fn requests_without_the_agents_secret_are_refused_and_keep_no_state() {
     }
     let host = initialize(addr, &path, &[auth, ("Host", "evil.example")]).await;
     assert_eq!(
-        (host.status, host.message()),
+        host.refusal(),
         (
             403,
             "Forbidden: the Host header is not a loopback address".to_string()
@@ -246,10 +258,7 @@ async fn requests_without_the_agents_secret_are_refused_and_keep_no_state() {
 
     // Unknown agents and other paths are 404 whatever the credential.
     let unknown = initialize(addr, "/agents/agent-3/mcp", &[auth]).await;
-    assert_eq!(
-        (unknown.status, unknown.message()),
-        (404, NO_AGENT.to_string())
-    );
+    assert_eq!(unknown.refusal(), (404, NO_AGENT.to_string()));
     assert_eq!(http(addr, "GET", "/", &[], "").await.status, 404);
     assert_eq!(
         http(addr, "POST", "/agents/agent-1/mcp/x", &[auth], "")
@@ -297,11 +306,8 @@ async fn a_new_grant_replaces_the_secret_and_a_revoked_agent_is_gone() {
 
     // The session reopens: the old secret stops working at once, and its sessions and calls end.
     let new = server.grant("agent-1").unwrap();
-    let refused = initialize(addr, &path, &[("Authorization", &old.authorization())]).await;
-    assert_eq!(
-        (refused.status, refused.message()),
-        (401, INVALID.to_string())
-    );
+    let refused = authorized(addr, &path, &old.authorization()).await;
+    assert_eq!(refused.refusal(), (401, INVALID.to_string()));
     eventually("the old session's call being cancelled", || {
         log_lines(&host, "tool-kit")
             .iter()
@@ -315,8 +321,8 @@ async fn a_new_grant_replaces_the_secret_and_a_revoked_agent_is_gone() {
 
     // Revoked (the agent closed): 404 for any credential, and nothing kept for it.
     server.revoke("agent-1");
-    let gone = initialize(addr, &path, &[("Authorization", &new.authorization())]).await;
-    assert_eq!((gone.status, gone.message()), (404, NO_AGENT.to_string()));
+    let gone = authorized(addr, &path, &new.authorization()).await;
+    assert_eq!(gone.refusal(), (404, NO_AGENT.to_string()));
     assert!(call(&fresh).await.is_err());
     eventually("the revoked agent's sessions closing", || {
         server.stats().sessions == 0
@@ -334,7 +340,7 @@ async fn delete_of_an_unknown_session_is_404_and_of_a_real_one_200() {
     let secret = server.grant("agent-1").unwrap();
     let (addr, path) = (server.local_addr(), path_of(&server.agent_url("agent-1")));
     let auth = secret.authorization();
-    let opened = initialize(addr, &path, &[("Authorization", &auth)]).await;
+    let opened = authorized(addr, &path, &auth).await;
     let session = opened.header("mcp-session-id").unwrap().to_string();
     assert_eq!(server.stats().sessions, 1);
 
@@ -408,34 +414,19 @@ async fn sessions_are_capped_per_agent_and_in_all_and_idle_ones_expire() {
     let (auth1, auth2) = (one.authorization(), two.authorization());
 
     for _ in 0..3 {
-        assert_eq!(
-            initialize(addr, &path1, &[("Authorization", &auth1)])
-                .await
-                .status,
-            200
-        );
+        assert_eq!(authorized(addr, &path1, &auth1).await.status, 200);
     }
-    let over = initialize(addr, &path1, &[("Authorization", &auth1)]).await;
+    let over = authorized(addr, &path1, &auth1).await;
     assert_eq!(over.status, 503);
     assert_eq!(over.message(), "Too many MCP sessions for this agent (limit 3 per agent); close one (DELETE) or let an idle one expire");
-    assert_eq!(
-        initialize(addr, &path2, &[("Authorization", &auth2)])
-            .await
-            .status,
-        200
-    );
-    let over = initialize(addr, &path2, &[("Authorization", &auth2)]).await;
-    assert_eq!((over.status, over.message()), (503, "Too many MCP sessions on this server (limit 4 in all); close one (DELETE) or let an idle one expire".to_string()));
+    assert_eq!(authorized(addr, &path2, &auth2).await.status, 200);
+    let over = authorized(addr, &path2, &auth2).await;
+    assert_eq!(over.refusal(), (503, "Too many MCP sessions on this server (limit 4 in all); close one (DELETE) or let an idle one expire".to_string()));
     assert_eq!(server.stats().sessions, 4);
 
     // Idle sessions expire and free their places.
     eventually("idle sessions expiring", || server.stats().sessions == 0).await;
-    assert_eq!(
-        initialize(addr, &path1, &[("Authorization", &auth1)])
-            .await
-            .status,
-        200
-    );
+    assert_eq!(authorized(addr, &path1, &auth1).await.status, 200);
 
     // A session with a call running outlives the idle expiry (a call may run 10 minutes).
     let client = connect(server.agent_url("agent-2"), &two).await;
@@ -531,101 +522,17 @@ async fn connections_are_capped_and_slow_headers_time_out() {
         server.stats().connections == 0
     })
     .await;
-    let reply = initialize(addr, &path, &[("Authorization", &secret.authorization())]).await;
+    let reply = authorized(addr, &path, &secret.authorization()).await;
     assert_eq!(reply.status, 200);
     server.shutdown().await;
 }
 
 // ---- the daemon binary ----------------------------------------------------------------------
 
-struct Daemon {
-    home: tempfile::TempDir,
-    stderr: PathBuf,
-    child: Option<Child>,
-}
-
-fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("examples")
-        .join(name)
-}
-
-impl Daemon {
-    /// A daemon logging at debug level into a file, with `plugins` installed.
-    fn start(plugins: &[&str]) -> Daemon {
-        let home = tempfile::tempdir().unwrap();
-        std::fs::write(
-            home.path().join("config.json"),
-            r#"{ "pluginsEnabled": true }"#,
-        )
-        .unwrap();
-        let stderr = home.path().join("daemon.stderr");
-        let child = Command::new(env!("CARGO_BIN_EXE_paseo"))
-            .env("PASEO_HOME", home.path())
-            .env("PASEO_LOG", "debug")
-            .arg("daemon")
-            .stderr(Stdio::from(std::fs::File::create(&stderr).unwrap()))
-            .spawn()
-            .unwrap();
-        let daemon = Daemon {
-            home,
-            stderr,
-            child: Some(child),
-        };
-        let started = Instant::now();
-        while daemon.run(&["plugin", "ls", "--json"]).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "daemon did not start"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        for p in plugins {
-            daemon.cli(&["plugin", "install", example(p).to_str().unwrap()]);
-        }
-        daemon
-    }
-
-    /// stdout of a successful CLI call, else its stderr and stdout.
-    fn run(&self, args: &[&str]) -> Result<String, String> {
-        let out = Command::new(env!("CARGO_BIN_EXE_paseo"))
-            .env("PASEO_HOME", self.home.path())
-            .args(args)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        if out.status.success() {
-            Ok(stdout)
-        } else {
-            Err(format!("{}{stdout}", String::from_utf8_lossy(&out.stderr)))
-        }
-    }
-
-    fn cli(&self, args: &[&str]) -> Value {
-        let mut args = args.to_vec();
-        args.push("--json");
-        let out = self
-            .run(&args)
-            .unwrap_or_else(|e| panic!("paseo {args:?} failed: {e}"));
-        serde_json::from_str(&out).unwrap_or_else(|e| panic!("paseo {args:?}: {e}: {out}"))
-    }
-
-    fn stop(mut self) -> String {
-        let _ = self.run(&["daemon", "stop"]);
-        if let Some(mut child) = self.child.take() {
-            child.wait().unwrap();
-        }
-        std::fs::read_to_string(&self.stderr).unwrap()
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
+/// A daemon logging at debug level into `log`, with `plugins` (examples) installed.
+fn start_daemon(log: &Path, plugins: &[&str]) -> Daemon {
+    let plugins: Vec<PathBuf> = plugins.iter().map(|p| example(p)).collect();
+    Launch::new().log("debug", log).start_with(&plugins)
 }
 
 /// The agent's MCP endpoint as `agent show` gives it.
@@ -673,7 +580,11 @@ fn note_lines(cwd: &Path) -> Vec<String> {
         .collect()
 }
 
-fn last_tool_call(daemon: &Daemon, id: &str) -> Value {
+/// Has the scripted provider of agent `id` call `append_workspace_note` over MCP; returns the
+/// call (or the error) its turn ended with.
+fn append_note(daemon: &Daemon, id: &str, note: &str) -> Value {
+    let call = format!("tool append_workspace_note {}", json!({ "note": note }));
+    daemon.cli(&["agent", "send", id, &call, "--wait"]);
     let shown = daemon.cli(&["agent", "wait", id]);
     shown["timeline"]
         .as_array()
@@ -689,7 +600,10 @@ fn last_tool_call(daemon: &Daemon, id: &str) -> Value {
 fn the_daemon_admits_each_agent_with_its_own_secret_and_never_shows_it() {
     let work = tempfile::tempdir().unwrap();
     let cwd = work.path().canonicalize().unwrap();
-    let daemon = Daemon::start(&["agent-tools", "lifecycle-logger"]);
+    let daemon = start_daemon(
+        &work.path().join("daemon.stderr"),
+        &["agent-tools", "lifecycle-logger"],
+    );
     let create = || {
         daemon.cli(&[
             "agent",
@@ -726,47 +640,24 @@ fn the_daemon_admits_each_agent_with_its_own_secret_and_never_shows_it() {
             (none.status, none.header("www-authenticate"), none.message()),
             (401, Some("Bearer"), MISSING.to_string())
         );
-        let wrong = initialize(
-            addr,
-            &path,
-            &[("Authorization", &format!("Bearer {}", "a".repeat(64)))],
-        )
-        .await;
-        assert_eq!((wrong.status, wrong.message()), (401, INVALID.to_string()));
+        let wrong = authorized(addr, &path, &format!("Bearer {}", "a".repeat(64))).await;
+        assert_eq!(wrong.refusal(), (401, INVALID.to_string()));
         let origin = initialize(addr, &path, &[("Origin", "http://evil.example")]).await;
         assert_eq!(origin.status, 403);
         let unknown = initialize(addr, "/agents/agent-999/mcp", &[]).await;
-        assert_eq!(
-            (unknown.status, unknown.message()),
-            (404, NO_AGENT.to_string())
-        );
+        assert_eq!(unknown.refusal(), (404, NO_AGENT.to_string()));
     });
 
     // The scripted provider's MCP client sends the secret it was launched with.
-    daemon.cli(&[
-        "agent",
-        "send",
-        &id_a,
-        "tool append_workspace_note {\"note\":\"from a\"}",
-        "--wait",
-    ]);
-    assert_eq!(
-        last_tool_call(&daemon, &id_a)["status"],
-        "completed",
-        "{}",
-        last_tool_call(&daemon, &id_a)
-    );
+    let call = append_note(&daemon, &id_a, "from a");
+    assert_eq!(call["status"], "completed", "{call}");
     // A reopened session gets a new secret, and the provider the new one.
     let reloaded = daemon.cli(&["agent", "reload", &id_a]);
     assert_eq!(reloaded["launch"]["reason"], "refresh");
-    daemon.cli(&[
-        "agent",
-        "send",
-        &id_a,
-        "tool append_workspace_note {\"note\":\"after reload\"}",
-        "--wait",
-    ]);
-    assert_eq!(last_tool_call(&daemon, &id_a)["status"], "completed");
+    assert_eq!(
+        append_note(&daemon, &id_a, "after reload")["status"],
+        "completed"
+    );
     assert_eq!(note_lines(&cwd), ["from a", "after reload"]);
 
     // Another user of the machine gets nowhere, and the plugin writes nothing for it.
@@ -776,18 +667,8 @@ fn the_daemon_admits_each_agent_with_its_own_secret_and_never_shows_it() {
     // A closed (archived) agent's endpoint is gone; the other agent's still works.
     daemon.cli(&["agent", "archive", &id_a]);
     let closed = rt.block_on(initialize(addr, &path, &[]));
-    assert_eq!(
-        (closed.status, closed.message()),
-        (404, NO_AGENT.to_string())
-    );
-    daemon.cli(&[
-        "agent",
-        "send",
-        &id_b,
-        "tool append_workspace_note {\"note\":\"from b\"}",
-        "--wait",
-    ]);
-    assert_eq!(last_tool_call(&daemon, &id_b)["status"], "completed");
+    assert_eq!(closed.refusal(), (404, NO_AGENT.to_string()));
+    assert_eq!(append_note(&daemon, &id_b, "from b")["status"], "completed");
     assert_eq!(note_lines(&cwd), ["from a", "after reload", "from b"]);
 
     // The secret is nowhere to be read: not in `agent show` / `agent ls`, plugin logs or the daemon's log.
