@@ -181,6 +181,18 @@ pub async fn plugin(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
     })
 }
 
+/// `paseo plugins enable|disable`: Paseo's global plugin switch.
+pub async fn plugins_switch(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let a = Args::parse(args);
+    let on = match a.positional.first().copied() {
+        Some("enable") => true,
+        Some("disable") => false,
+        _ => return Err(format!("plugins needs enable or disable\n{}", crate::USAGE)),
+    };
+    let result = control::request(home, if on { "plugins.enable" } else { "plugins.disable" }, json!({})).await;
+    Ok(done(result, a.has("--json"), |_| println!("Plugins {}", if on { "enabled" } else { "disabled" })))
+}
+
 fn capitalise(verb: &str) -> String {
     let past = match verb {
         "enable" => "Enabled",

@@ -38,6 +38,7 @@ Daemon and its CLI ($PASEO_HOME, default ~/.paseo; control socket $PASEO_HOME/da
   paseo daemon                      run the daemon in the foreground;  paseo daemon stop
   paseo plugin ls [ID] | install DIR [--id ID] | enable ID | disable ID | reload ID | remove ID
   paseo plugin logs ID [--follow] | init DIR [--id ID]          (all take --json)
+  paseo plugins enable | disable    the global switch (\"pluginsEnabled\" in config.json), applied at once
   paseo plugin dev DIR [--home DIR]  a daemon with that plugin, reloaded on every file change
   paseo demo                         the whole mission in a temporary home, as a readable trace
   paseo workspace create --dir DIR [--title T] [--worktree BRANCH] | ls | archive ID
@@ -77,6 +78,7 @@ fn main() -> ExitCode {
             runtime.block_on(dev::run(std::path::Path::new(dir), home.as_deref()))
         }
         ["plugin", rest @ ..] => runtime.block_on(commands::plugin(&paseo_home(), rest)),
+        ["plugins", rest @ ..] => runtime.block_on(commands::plugins_switch(&paseo_home(), rest)),
         ["agent", rest @ ..] => runtime.block_on(commands::agent(&paseo_home(), rest)),
         ["permission", rest @ ..] => runtime.block_on(commands::permission(&paseo_home(), rest)),
         ["workspace", rest @ ..] => runtime.block_on(commands::workspace(&paseo_home(), rest)),

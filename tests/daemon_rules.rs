@@ -69,6 +69,37 @@ fn new_agent(daemon: &Daemon, cwd: &Path, title: &str) -> String {
     agent["id"].as_str().unwrap().to_string()
 }
 
+/// The probe's log once it holds `hook` for agent `id` (10 s at most).
+fn wait_logged(daemon: &Daemon, hook: &str, id: &str) -> Vec<Value> {
+    daemon.wait_logs(PROBE, &format!("{hook} of {id}"), |l| {
+        !logged(l, hook, id).is_empty()
+    })
+}
+
+/// Sends `text`, waits for the turn, and returns the request the probe's
+/// `agent.permission.before` saw (a plugin answered it, or the turn went on without it).
+fn send_and_logged_request(daemon: &Daemon, id: &str, text: &str) -> String {
+    daemon.cli(&["agent", "send", id, text, "--wait"]);
+    let logs = wait_logged(daemon, "agent.permission.before", id);
+    logged(&logs, "agent.permission.before", id)[0]["requestId"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// `workspace create` of a worktree for `branch` off `repo`.
+fn worktree_args<'a>(repo: &'a Path, branch: &'a str) -> [&'a str; 6] {
+    let dir = repo.to_str().unwrap();
+    ["workspace", "create", "--dir", dir, "--worktree", branch]
+}
+
+/// A new agent in `cwd` with one permission request pending for `text`: (agent, request).
+fn pending_agent(daemon: &Daemon, cwd: &Path, title: &str, text: &str) -> (String, String) {
+    let id = new_agent(daemon, cwd, title);
+    let request = send_until_pending(daemon, &id, text);
+    (id, request)
+}
+
 /// Sends `text` and waits until the turn has one permission request pending; returns its id.
 fn send_until_pending(daemon: &Daemon, id: &str, text: &str) -> String {
     daemon.cli(&["agent", "send", id, text]);
@@ -144,9 +175,8 @@ fn an_sdk_reload_interrupts_the_running_turn_and_reopens_the_session_with_refres
 fn a_plugin_reload_lets_the_running_turn_finish() {
     let work = tempfile::tempdir().unwrap();
     let daemon = Daemon::start(&[fixture(PROBE)]);
-    let id = new_agent(&daemon, work.path(), "kept");
     // The turn waits on its permission request while the plugin reloads.
-    let request = send_until_pending(&daemon, &id, "run echo kept");
+    let (id, request) = pending_agent(&daemon, work.path(), "kept", "run echo kept");
     daemon.cli(&["plugin", "reload", PROBE]);
     let agent = daemon.cli(&["agent", "show", &id]);
     assert_eq!(agent["status"], "running");
@@ -165,9 +195,7 @@ fn a_plugin_reload_lets_the_running_turn_finish() {
         (&call["status"], &call["detail"]["output"]),
         (&json!("completed"), &json!("kept\n"))
     );
-    let logs = daemon.wait_logs(PROBE, "the turn's end", |l| {
-        !logged(l, "agent.turn.after", &id).is_empty()
-    });
+    let logs = wait_logged(&daemon, "agent.turn.after", &id);
     assert_eq!(
         logged(&logs, "agent.turn.after", &id)[0]["outcome"],
         json!({ "kind": "completed" })
@@ -184,19 +212,12 @@ fn a_taken_default_worktree_path_gets_paseos_suffix_before_the_hook_sees_it() {
     let work = tempfile::tempdir().unwrap();
     let repo = git_repo(work.path());
     let daemon = Daemon::start(&[fixture(PROBE)]);
-    let base = daemon.home.path().join("worktrees/repo");
+    let base = daemon.home().join("worktrees/repo");
     // Someone's folder at the default path (with a file), and an empty one at the first suffix.
     std::fs::create_dir_all(base.join("feature-x")).unwrap();
     std::fs::write(base.join("feature-x/notes.txt"), "mine").unwrap();
     std::fs::create_dir_all(base.join("feature-x-1")).unwrap();
-    let ws = daemon.cli(&[
-        "workspace",
-        "create",
-        "--dir",
-        repo.to_str().unwrap(),
-        "--worktree",
-        "feature/x",
-    ]);
+    let ws = daemon.cli(&worktree_args(&repo, "feature/x"));
     let chosen = base.join("feature-x-2");
     assert_eq!(ws["cwd"], json!(chosen));
     assert!(chosen.join(".git").is_file());
@@ -213,14 +234,7 @@ fn a_taken_default_worktree_path_gets_paseos_suffix_before_the_hook_sees_it() {
         0
     );
     // A free default path is used as it is.
-    let ws = daemon.cli(&[
-        "workspace",
-        "create",
-        "--dir",
-        repo.to_str().unwrap(),
-        "--worktree",
-        "free",
-    ]);
+    let ws = daemon.cli(&worktree_args(&repo, "free"));
     assert_eq!(ws["cwd"], json!(base.join("free")));
     let seen: Vec<Value> = daemon
         .json_logs(PROBE)
@@ -247,14 +261,7 @@ fn a_path_a_plugin_chose_gets_no_suffix_and_a_taken_one_fails_leaving_nothing_be
     let taken = repo.parent().unwrap().join("repo.chosen");
     std::fs::create_dir_all(&taken).unwrap();
     std::fs::write(taken.join("notes.txt"), "mine").unwrap();
-    let err = daemon.cli_err(&[
-        "workspace",
-        "create",
-        "--dir",
-        repo.to_str().unwrap(),
-        "--worktree",
-        "chosen",
-    ]);
+    let err = daemon.cli_err(&worktree_args(&repo, "chosen"));
     assert_eq!(err, format!("Plugin worktree-place worktree.create.before failed: invalid request: path \"{}\" already exists", taken.display()));
     assert!(!repo.parent().unwrap().join("repo.chosen-1").exists());
     assert_eq!(
@@ -267,14 +274,7 @@ fn a_path_a_plugin_chose_gets_no_suffix_and_a_taken_one_fails_leaving_nothing_be
         "the failed creation left its branch"
     );
     assert_eq!(daemon.cli(&["workspace", "ls"]), json!([]));
-    let ws = daemon.cli(&[
-        "workspace",
-        "create",
-        "--dir",
-        repo.to_str().unwrap(),
-        "--worktree",
-        "free",
-    ]);
+    let ws = daemon.cli(&worktree_args(&repo, "free"));
     assert_eq!(ws["cwd"], json!(repo.parent().unwrap().join("repo.free")));
     daemon.stop();
 }
@@ -287,8 +287,7 @@ fn every_way_a_pending_permission_goes_away_emits_one_permission_after_saying_wh
     // (agent, request, resolution, how the turn ended)
     let mut cases: Vec<(String, String, Value, Value)> = Vec::new();
 
-    let id = new_agent(&daemon, cwd, "answered by the user");
-    let request = send_until_pending(&daemon, &id, "run echo user");
+    let (id, request) = pending_agent(&daemon, cwd, "answered by the user", "run echo user");
     daemon.cli(&[
         "permission",
         "respond",
@@ -307,14 +306,7 @@ fn every_way_a_pending_permission_goes_away_emits_one_permission_after_saying_wh
     ));
 
     let id = new_agent(&daemon, cwd, "answered by a plugin");
-    daemon.cli(&["agent", "send", &id, "run echo plugin-allows", "--wait"]);
-    let logs = daemon.wait_logs(PROBE, "the plugin's answer", |l| {
-        !logged(l, "agent.permission.before", &id).is_empty()
-    });
-    let request = logged(&logs, "agent.permission.before", &id)[0]["requestId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let request = send_and_logged_request(&daemon, &id, "run echo plugin-allows");
     cases.push((
         id,
         request,
@@ -322,8 +314,7 @@ fn every_way_a_pending_permission_goes_away_emits_one_permission_after_saying_wh
         json!({ "kind": "completed" }),
     ));
 
-    let id = new_agent(&daemon, cwd, "canceled");
-    let request = send_until_pending(&daemon, &id, "run echo cancel");
+    let (id, request) = pending_agent(&daemon, cwd, "canceled", "run echo cancel");
     assert_eq!(
         daemon.cli(&["agent", "cancel", &id])["pendingPermissions"],
         json!([])
@@ -337,14 +328,7 @@ fn every_way_a_pending_permission_goes_away_emits_one_permission_after_saying_wh
 
     // `ask` raises a request and goes on; the turn then fails with it pending.
     let id = new_agent(&daemon, cwd, "failed");
-    daemon.cli(&["agent", "send", &id, "ask echo fail\nfail boom", "--wait"]);
-    let logs = daemon.wait_logs(PROBE, "the failing turn's request", |l| {
-        !logged(l, "agent.permission.before", &id).is_empty()
-    });
-    let request = logged(&logs, "agent.permission.before", &id)[0]["requestId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let request = send_and_logged_request(&daemon, &id, "ask echo fail\nfail boom");
     cases.push((
         id,
         request,
@@ -352,8 +336,7 @@ fn every_way_a_pending_permission_goes_away_emits_one_permission_after_saying_wh
         json!({ "kind": "failed", "error": { "message": "boom" } }),
     ));
 
-    let id = new_agent(&daemon, cwd, "closed");
-    let request = send_until_pending(&daemon, &id, "run echo close");
+    let (id, request) = pending_agent(&daemon, cwd, "closed", "run echo close");
     let closed = daemon.cli(&["agent", "close", &id]);
     assert_eq!(
         (&closed["status"], &closed["pendingPermissions"]),
@@ -374,8 +357,7 @@ fn every_way_a_pending_permission_goes_away_emits_one_permission_after_saying_wh
         json!({ "kind": "canceled", "reason": "Agent closed" }),
     ));
 
-    let id = new_agent(&daemon, cwd, "archived");
-    let request = send_until_pending(&daemon, &id, "run echo archive");
+    let (id, request) = pending_agent(&daemon, cwd, "archived", "run echo archive");
     daemon.cli(&["agent", "archive", &id]);
     cases.push((
         id,
@@ -385,8 +367,7 @@ fn every_way_a_pending_permission_goes_away_emits_one_permission_after_saying_wh
     ));
 
     // The user's reload interrupts the turn as the SDK's does (Paseo's daemon does both).
-    let id = new_agent(&daemon, cwd, "reloaded");
-    let request = send_until_pending(&daemon, &id, "run echo reload");
+    let (id, request) = pending_agent(&daemon, cwd, "reloaded", "run echo reload");
     let reloaded = daemon.cli(&["agent", "reload", &id]);
     assert_eq!(
         (
@@ -407,9 +388,7 @@ fn every_way_a_pending_permission_goes_away_emits_one_permission_after_saying_wh
     // one is, and a second permission.after for any request would have been too.
     let marker = new_agent(&daemon, cwd, "marker");
     daemon.cli(&["agent", "send", &marker, "say end", "--wait"]);
-    let logs = daemon.wait_logs(PROBE, "the marker turn's end", |l| {
-        !logged(l, "agent.turn.after", &marker).is_empty()
-    });
+    let logs = wait_logged(&daemon, "agent.turn.after", &marker);
     for (id, request, resolution, outcome) in &cases {
         let after: Vec<&Value> = logged(&logs, "agent.permission.after", id);
         assert_eq!(
@@ -434,4 +413,32 @@ fn every_way_a_pending_permission_goes_away_emits_one_permission_after_saying_wh
         .collect();
     assert_eq!(closes, [&json!(cases[4].0), &json!(cases[5].0)]);
     daemon.stop();
+}
+
+/// Paseo's global switch: while `pluginsEnabled` is off an install says so, `plugin ls` says
+/// why a plugin is disabled, and `paseo plugins enable|disable` applies at once.
+#[test]
+fn the_global_plugin_switch_is_explained_and_applied_at_once() {
+    let daemon = daemon_harness::Launch::new().config(r#"{ "pluginsEnabled": false }"#).start();
+    let plugin = fixture("notify");
+    let out = daemon_harness::paseo(daemon.home()).args(["plugin", "install", plugin.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success());
+    let off = "plugins are turned off (\"pluginsEnabled\": false in config.json); run `paseo plugins enable` to turn them on";
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("not starting notify: {off}")));
+    let row = &daemon.cli(&["plugin", "ls"])[0];
+    assert_eq!((row["status"].as_str(), row["error"].as_str()), (Some("disabled"), Some(off)));
+
+    daemon.cli(&["plugins", "enable"]);
+    assert_eq!(daemon.cli(&["plugin", "ls"])[0]["status"], "running");
+    let config: Value = serde_json::from_slice(&std::fs::read(daemon.home().join("config.json")).unwrap()).unwrap();
+    assert_eq!(config["pluginsEnabled"], true);
+
+    daemon.cli(&["plugins", "disable"]);
+    assert_eq!(daemon.cli(&["plugin", "ls"])[0]["status"], "disabled");
+    // Stopped, not forgotten: turning plugins on again restarts it in place.
+    daemon.cli(&["plugins", "enable"]);
+    assert_eq!(daemon.cli(&["plugin", "ls"])[0]["status"], "running");
+    daemon.cli(&["plugin", "disable", "notify"]);
+    let row = &daemon.cli(&["plugin", "ls"])[0];
+    assert_eq!(row["error"], "Disabled with `paseo plugin disable notify`; `paseo plugin enable notify` starts it");
 }

@@ -285,6 +285,8 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
         "daemon.status" => Ok(json!({ "home": daemon.store.home, "pid": std::process::id(), "pluginsEnabled": daemon.plugins_enabled() })),
         "daemon.stop" => Ok(json!({ "stopping": true })),
         "plugin.ls" => Ok(json!(daemon.plugin_list())),
+        "plugins.enable" => daemon.set_plugins_enabled(true).await,
+        "plugins.disable" => daemon.set_plugins_enabled(false).await,
         "plugin.install" => daemon.plugin_install(Path::new(str_param(&params, "path")?), params["id"].as_str()).await,
         "plugin.enable" => daemon.plugin_set_enabled(str_param(&params, "id")?, true).await,
         "plugin.disable" => daemon.plugin_set_enabled(str_param(&params, "id")?, false).await,

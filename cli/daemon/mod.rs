@@ -24,6 +24,9 @@ use tokio::sync::{broadcast, oneshot};
 
 use store::{AgentRecord, Config, PluginConfig, State, Store, WorkspaceRecord, WorktreeRecord};
 
+/// Why no plugin runs while the global switch is off, and how to turn it on.
+const PLUGINS_OFF: &str = "plugins are turned off (\"pluginsEnabled\": false in config.json); run `paseo plugins enable` to turn them on";
+
 /// Tools Paseo itself gives every agent (plugin tools may not reuse these names).
 pub const PASEO_TOOLS: &[&str] = &["create_agent", "send_agent_prompt", "list_agents", "wait_for_agent"];
 
@@ -213,8 +216,14 @@ impl Daemon {
                 continue;
             }
             if plugin.is_enabled() {
-                match self.host.load_with(&plugin.path, Some(id), None).await {
-                    Ok(_) => self.say(format!("plugin {id} running")),
+                // Stopped by `paseo plugins disable`, a plugin keeps its slot (and log tail).
+                let started = if self.host.plugin(id).is_some() {
+                    self.host.reload(id).await
+                } else {
+                    self.host.load_with(&plugin.path, Some(id), None).await.map(|_| ())
+                };
+                match started {
+                    Ok(()) => self.say(format!("plugin {id} running")),
                     Err(e) => self.say(format!("plugin {id} failed: {e}")),
                 }
             }
@@ -223,6 +232,27 @@ impl Daemon {
 
     pub fn plugins_enabled(&self) -> bool {
         self.config.lock().unwrap().plugins_enabled
+    }
+
+    /// `paseo plugins enable|disable`: Paseo's global switch (`pluginsEnabled` in config.json),
+    /// applied at once: turning it on starts every enabled plugin, off stops them all.
+    pub async fn set_plugins_enabled(&self, on: bool) -> Result<Value, String> {
+        let changed = {
+            let mut config = self.config.lock().unwrap();
+            let changed = config.plugins_enabled != on;
+            config.plugins_enabled = on;
+            self.store.save_config(&config)?;
+            changed
+        };
+        if changed && on {
+            self.start_plugins().await;
+        } else if changed {
+            for info in self.host.plugins() {
+                self.host.stop(&info.id).await.ok();
+            }
+        }
+        self.say(format!("plugins {}", if on { "enabled" } else { "disabled" }));
+        Ok(json!({ "pluginsEnabled": on, "plugins": self.plugin_list() }))
     }
 
     /// The rows of `paseo plugin ls`.
@@ -234,8 +264,10 @@ impl Daemon {
             .iter()
             .map(|(id, p)| {
                 let info = loaded.get(id);
-                let (status, error) = if !config.plugins_enabled || !p.is_enabled() {
-                    ("disabled", None)
+                let (status, error) = if !config.plugins_enabled {
+                    ("disabled", Some(PLUGINS_OFF.to_string()))
+                } else if !p.is_enabled() {
+                    ("disabled", Some(format!("Disabled with `paseo plugin disable {id}`; `paseo plugin enable {id}` starts it")))
                 } else {
                     match info {
                         Some(i) if i.status == PluginStatus::Running => ("running", None),
@@ -277,7 +309,11 @@ impl Daemon {
             }
             progress(format!("building {id} [{}/{total}]: done in {:.1} s", i + 1, started.elapsed().as_secs_f64()));
         }
-        progress(format!("starting {id}"));
+        if !self.plugins_enabled() {
+            progress(format!("not starting {id}: {PLUGINS_OFF}"));
+        } else {
+            progress(format!("starting {id}"));
+        }
         if self.plugins_enabled() {
             if let Err(e) = self.host.load_with(&dir, Some(&id), None).await {
                 let _ = self.host.remove(&id).await;
