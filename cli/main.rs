@@ -59,11 +59,15 @@ $PASEO_HOME/plugin-settings ($PASEO_HOME defaults to ~/.paseo).
 ";
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_env("PASEO_LOG"))
-        .with_writer(std::io::stderr)
-        .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Without PASEO_LOG: errors, and the daemon's own warnings (a torn journal line dropped, a
+    // home others may write to, a refused peer), which a user must see to act on.
+    let filter = match std::env::var("PASEO_LOG") {
+        Ok(directives) => tracing_subscriber::EnvFilter::new(directives),
+        Err(_) if args.first().map(String::as_str) == Some("daemon") => tracing_subscriber::EnvFilter::new("error,paseo::daemon=warn"),
+        Err(_) => tracing_subscriber::EnvFilter::new("error"),
+    };
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["hook", "run", rest @ ..] => runtime.block_on(hook_run(rest)),
