@@ -454,6 +454,15 @@ mod tests {
         (home, store)
     }
 
+    /// A store whose saved state holds one agent.
+    fn store_with_agent(id: &str) -> (tempfile::TempDir, Store) {
+        let (home, store) = store();
+        let mut state = State::default();
+        state.agents.insert(id.into(), agent(id));
+        store.write_state(store.snapshot(&state));
+        (home, store)
+    }
+
     fn reopen(home: &tempfile::TempDir) -> (Store, State) {
         let store = Store::open(home.path().to_path_buf()).unwrap();
         let state = store.load_state().unwrap();
@@ -526,10 +535,7 @@ mod tests {
 
     #[test]
     fn timelines_are_journals_that_grow_one_line_per_item_and_leave_state_json_alone() {
-        let (home, store) = store();
-        let mut state = State::default();
-        state.agents.insert("agent-1".into(), agent("agent-1"));
-        store.write_state(store.snapshot(&state));
+        let (home, store) = store_with_agent("agent-1");
         let before = std::fs::read(store.state_path()).unwrap();
         for n in 1..=3 {
             assert_eq!(store.push_timeline("agent-1", json!({ "type": "assistant_message", "text": n })), Ok(n));
@@ -555,10 +561,7 @@ mod tests {
 
     #[test]
     fn a_torn_last_line_is_dropped_and_the_next_append_starts_a_line_of_its_own() {
-        let (home, store) = store();
-        let mut state = State::default();
-        state.agents.insert("agent-1".into(), agent("agent-1"));
-        store.write_state(store.snapshot(&state));
+        let (home, store) = store_with_agent("agent-1");
         store.push_timeline("agent-1", json!({ "type": "user_message", "text": "kept" })).unwrap();
         let path = store.journal_path("agent-1");
         drop(store);

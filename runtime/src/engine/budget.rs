@@ -115,7 +115,7 @@ pub(crate) fn contain<T>(
 #[cfg(test)]
 mod tests {
     use std::rc::Rc;
-    use std::sync::{Arc, Mutex};
+    use std::sync::Arc;
 
     use super::*;
     use crate::engine::{ActorState, PluginShared, Watchdog};
@@ -127,27 +127,19 @@ mod tests {
     fn a_panic_inside_an_op_body_fails_the_op_marks_the_plugin_crashed_and_terminates_it() {
         let mut js = deno_core::JsRuntime::new(Default::default());
         let handle = js.v8_isolate().thread_safe_handle();
-        let shared = Arc::new(PluginShared {
-            id: "panicky".into(),
-            dir: Default::default(),
-            logs: Arc::new(LogTail::new("panicky", None)),
-            registrations: Mutex::default(),
-            fatal: Mutex::default(),
-            topics: Mutex::default(),
-            host_packages: Arc::default(),
-        });
+        let shared = Arc::new(PluginShared::new(
+            "panicky",
+            Default::default(),
+            Arc::new(LogTail::new("panicky", None)),
+        ));
         let mut state = OpState::new(None);
-        state.put(ActorState {
-            commands: Vec::new(),
+        let watchdog = Rc::new(Watchdog::start("panicky", handle.clone()));
+        state.put(ActorState::new(
             shared,
-            pending: Default::default(),
-            stop_settled: false,
-            heap_bytes: 1 << 20,
-            crashed: None,
-            turn_timeout: std::time::Duration::from_secs(1),
-            watchdog: Rc::new(Watchdog::start("panicky", handle.clone())),
-            timer: None,
-        });
+            1 << 20,
+            std::time::Duration::from_secs(1),
+            watchdog,
+        ));
         state.put(handle);
 
         assert_eq!(contain(&mut state, "op_fine", |_| Ok(7)).unwrap(), 7);

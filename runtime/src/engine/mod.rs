@@ -83,6 +83,21 @@ pub struct PluginShared {
     pub host_packages: Arc<Mutex<std::collections::BTreeSet<ModuleSpecifier>>>,
 }
 
+impl PluginShared {
+    /// A plugin's shared state before anything is registered.
+    pub fn new(id: impl Into<String>, dir: PathBuf, logs: Arc<LogTail>) -> PluginShared {
+        PluginShared {
+            id: id.into(),
+            dir,
+            logs,
+            registrations: Mutex::default(),
+            fatal: Mutex::default(),
+            topics: Mutex::default(),
+            host_packages: Arc::default(),
+        }
+    }
+}
+
 /// Why a call into the plugin did not produce a value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CallError {
@@ -443,6 +458,23 @@ pub(crate) struct ActorState {
     pub timer: Option<Option<Instant>>,
 }
 
+impl ActorState {
+    /// An actor's state with no call queued or pending.
+    pub fn new(shared: Arc<PluginShared>, heap_bytes: usize, turn_timeout: Duration, watchdog: Rc<Watchdog>) -> ActorState {
+        ActorState {
+            commands: Vec::new(),
+            shared,
+            pending: HashMap::new(),
+            stop_settled: false,
+            heap_bytes,
+            crashed: None,
+            turn_timeout,
+            watchdog,
+            timer: None,
+        }
+    }
+}
+
 struct Actor {
     js: JsRuntime,
     watchdog: Rc<Watchdog>,
@@ -517,15 +549,7 @@ impl Actor {
     /// are the engine's own text; the caller names the plugin.
     async fn boot(engine: EngineConfig) -> Result<Actor, String> {
         // Stands in for the plugin until `bind`; nothing a plugin owns is reachable before.
-        let shared = Arc::new(PluginShared {
-            id: "(standby)".into(),
-            dir: PathBuf::new(),
-            logs: Arc::new(LogTail::new("(standby)", None)),
-            registrations: Mutex::default(),
-            fatal: Mutex::default(),
-            topics: Mutex::default(),
-            host_packages: Arc::default(),
-        });
+        let shared = Arc::new(PluginShared::new("(standby)", PathBuf::new(), Arc::new(LogTail::new("(standby)", None))));
         let loader = Rc::new(modules::PluginModuleLoader::new(PathBuf::new(), engine.host_js_dir));
         let heap = engine.heap_bytes;
         let mut js = JsRuntime::try_new(RuntimeOptions {
@@ -563,17 +587,7 @@ impl Actor {
         }
         let watchdog = Rc::new(Watchdog::start("plugin:standby", handle.clone()));
         let state = js.op_state();
-        state.borrow_mut().put(ActorState {
-            commands: Vec::new(),
-            shared: shared.clone(),
-            pending: HashMap::new(),
-            stop_settled: false,
-            heap_bytes: heap,
-            crashed: None,
-            turn_timeout: Limits::default().turn_timeout,
-            watchdog: watchdog.clone(),
-            timer: None,
-        });
+        state.borrow_mut().put(ActorState::new(shared.clone(), heap, Limits::default().turn_timeout, watchdog.clone()));
         state.borrow_mut().put(handle);
         state.borrow_mut().put(loader.clone());
         state.borrow_mut().put(crate::sdk::ops::SdkState {

@@ -346,15 +346,7 @@ impl PluginHost {
         let Some(entry) = manifest::find_server_entry(directory)? else {
             return Ok(None); // client-only plugin: nothing runs on the daemon
         };
-        let shared = Arc::new(PluginShared {
-            id: id.to_string(),
-            dir: directory.to_path_buf(),
-            logs,
-            registrations: Mutex::default(),
-            fatal: Mutex::default(),
-            topics: Mutex::default(),
-            host_packages: Arc::default(),
-        });
+        let shared = Arc::new(PluginShared::new(id, directory.to_path_buf(), logs));
         let load_timeout = limits.load_timeout;
         let entry_path = entry;
         let entry = ModuleSpecifier::from_file_path(&entry_path).map_err(|_| "Invalid entry path".to_string())?;
