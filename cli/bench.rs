@@ -56,25 +56,54 @@ fn parse(args: &[&str]) -> Result<Options, String> {
     };
     let mut it = args.iter();
     let num = |flag: &str, v: Option<&&str>| -> Result<usize, String> {
-        v.and_then(|s| s.parse().ok()).filter(|n| *n > 0).ok_or(format!("{flag} needs a positive number\n{USAGE}"))
+        v.and_then(|s| s.parse().ok())
+            .filter(|n| *n > 0)
+            .ok_or(format!("{flag} needs a positive number\n{USAGE}"))
     };
     while let Some(arg) = it.next() {
         match *arg {
-            "--plugin" => o.plugin = PathBuf::from(it.next().ok_or(format!("--plugin needs a directory\n{USAGE}"))?),
+            "--plugin" => {
+                o.plugin = PathBuf::from(
+                    it.next()
+                        .ok_or(format!("--plugin needs a directory\n{USAGE}"))?,
+                )
+            }
             "--plugins" => o.plugins = num(arg, it.next())?,
             "--iterations" => o.iterations = num(arg, it.next())?,
             "--events" => o.events = num(arg, it.next())?,
-            "--hook" => o.hook = it.next().ok_or(format!("--hook needs a hook name\n{USAGE}"))?.to_string(),
-            "--bytecode-cache" => o.bytecode_cache = Some(PathBuf::from(it.next().ok_or(format!("--bytecode-cache needs a directory\n{USAGE}"))?)),
-            "--tool" => o.tool = Some(it.next().ok_or(format!("--tool needs a tool name\n{USAGE}"))?.to_string()),
+            "--hook" => {
+                o.hook = it
+                    .next()
+                    .ok_or(format!("--hook needs a hook name\n{USAGE}"))?
+                    .to_string()
+            }
+            "--bytecode-cache" => {
+                o.bytecode_cache = Some(PathBuf::from(
+                    it.next()
+                        .ok_or(format!("--bytecode-cache needs a directory\n{USAGE}"))?,
+                ))
+            }
+            "--tool" => {
+                o.tool = Some(
+                    it.next()
+                        .ok_or(format!("--tool needs a tool name\n{USAGE}"))?
+                        .to_string(),
+                )
+            }
             "--tool-input" => {
-                let text = it.next().ok_or(format!("--tool-input needs JSON\n{USAGE}"))?;
-                o.tool_input = serde_json::from_str(text).map_err(|e| format!("--tool-input is not JSON: {e}"))?;
+                let text = it
+                    .next()
+                    .ok_or(format!("--tool-input needs JSON\n{USAGE}"))?;
+                o.tool_input = serde_json::from_str(text)
+                    .map_err(|e| format!("--tool-input is not JSON: {e}"))?;
             }
             "--json" => o.json = true,
             "--no-standby" => o.standby = false,
             "--spin-us" => {
-                let us = it.next().and_then(|s| s.parse().ok()).ok_or(format!("--spin-us needs a number of microseconds\n{USAGE}"))?;
+                let us = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .ok_or(format!("--spin-us needs a number of microseconds\n{USAGE}"))?;
                 o.spin = std::time::Duration::from_micros(us);
             }
             other => return Err(format!("unknown bench argument: {other}\n{USAGE}")),
@@ -119,28 +148,51 @@ fn cache_state(dir: Option<&Path>) -> &'static str {
 
 pub async fn run(args: &[&str]) -> Result<ExitCode, String> {
     let o = parse(args)?;
-    let spec = paseo_plugin_runtime::hooks::catalogue().get(&o.hook).ok_or(format!("unknown hook: {}", o.hook))?;
+    let spec = paseo_plugin_runtime::hooks::catalogue()
+        .get(&o.hook)
+        .ok_or(format!("unknown hook: {}", o.hook))?;
     if !spec.returns_request {
-        return Err(format!("bench --hook needs a waiting request hook, {} is not one", o.hook));
+        return Err(format!(
+            "bench --hook needs a waiting request hook, {} is not one",
+            o.hook
+        ));
     }
-    let manifest = Manifest::read(&o.plugin.canonicalize().map_err(|_| format!("Plugin directory not found: {}", o.plugin.display()))?)?;
+    let manifest = Manifest::read(
+        &o.plugin
+            .canonicalize()
+            .map_err(|_| format!("Plugin directory not found: {}", o.plugin.display()))?,
+    )?;
     let bytecode_cache = cache_state(o.bytecode_cache.as_deref());
     // The bench decides the cache, not the caller's environment (the engine reads it once).
     std::env::remove_var("V82JSC_BC_CACHE_DIR");
     std::env::remove_var("V82JSC_NO_BC_CACHE");
-    let host = Arc::new(PluginHost::new(HostOptions { bytecode_cache_dir: o.bytecode_cache.clone(), standby: o.standby, spin: o.spin, ..HostOptions::default() }));
+    let host = Arc::new(PluginHost::new(HostOptions {
+        bytecode_cache_dir: o.bytecode_cache.clone(),
+        standby: o.standby,
+        spin: o.spin,
+        ..HostOptions::default()
+    }));
     // Measured from a task on the runtime's workers, where a daemon dispatches hooks, not from
     // the thread blocked in `block_on` (a parked main thread adds ~50 µs to each round trip here).
     let outcome = {
         let (host, id) = (host.clone(), manifest.id.clone());
         let o = o.clone();
-        tokio::spawn(async move { measure(&host, &o, &id).await }).await.map_err(|e| e.to_string())?
+        tokio::spawn(async move { measure(&host, &o, &id).await })
+            .await
+            .map_err(|e| e.to_string())?
     };
     host.shutdown().await;
     let mut result = outcome?;
     let fields = result.as_object_mut().unwrap();
     fields.insert("host".into(), json!("paseo-embedded"));
-    fields.insert("engine".into(), json!(if cfg!(feature = "v8") { "v8" } else { "quickjs" }));
+    fields.insert(
+        "engine".into(),
+        json!(if cfg!(feature = "v8") {
+            "v8"
+        } else {
+            "quickjs"
+        }),
+    );
     fields.insert("plugins".into(), json!(o.plugins));
     fields.insert("bytecode_cache".into(), json!(bytecode_cache));
     fields.insert("standby".into(), json!(o.standby));
@@ -160,7 +212,9 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
     // With a standby, the host boots one isolate ahead when it starts; the loads begin once it
     // is ready (as the daemon's first install would) and each load waits for the previous
     // load's refill, so N > 1 still pays for N - 1 engine start-ups.
-    let ids: Vec<String> = (1..=o.plugins).map(|i| format!("{manifest_id}-{i}")).collect();
+    let ids: Vec<String> = (1..=o.plugins)
+        .map(|i| format!("{manifest_id}-{i}"))
+        .collect();
     host.standby_ready().await;
     let rss_before = rss_kb();
     let t0 = Instant::now();
@@ -188,12 +242,16 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
         "purpose": "interactive", "env": { "COMPANY_ENV": "development" } });
     let open = OpenContext::default();
     for _ in 0..200 {
-        host.run_hook(&o.hook, request.clone(), &open).await.map_err(|e| e.to_string())?;
+        host.run_hook(&o.hook, request.clone(), &open)
+            .await
+            .map_err(|e| e.to_string())?;
     }
     let mut lat = Vec::with_capacity(o.iterations);
     for _ in 0..o.iterations {
         let s = Instant::now();
-        host.run_hook(&o.hook, request.clone(), &open).await.map_err(|e| e.to_string())?;
+        host.run_hook(&o.hook, request.clone(), &open)
+            .await
+            .map_err(|e| e.to_string())?;
         lat.push(s.elapsed().as_secs_f64() * 1e6);
     }
 
@@ -202,9 +260,20 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
     if let Some(tool) = &o.tool {
         for i in 0..(200 + o.iterations) {
             let s = Instant::now();
-            let result = host.call_tool("agent-123", tool, o.tool_input.clone(), std::future::pending()).await.map_err(|e| e.to_string())?;
+            let result = host
+                .call_tool(
+                    "agent-123",
+                    tool,
+                    o.tool_input.clone(),
+                    std::future::pending(),
+                )
+                .await
+                .map_err(|e| e.to_string())?;
             if result.is_error {
-                return Err(format!("tool {tool} failed: {}", result.text.unwrap_or_default()));
+                return Err(format!(
+                    "tool {tool} failed: {}",
+                    result.text.unwrap_or_default()
+                ));
             }
             if i >= 200 {
                 tool_lat.push(s.elapsed().as_secs_f64() * 1e6);
@@ -215,15 +284,25 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
     // Notifications: fire all, then await all.
     let agent = json!({ "id": "agent-123", "workspaceId": "workspace-456", "parentAgentId": null, "provider": "codex",
         "cwd": "/projects/shop", "title": null });
-    let listens = host.plugin(first).is_some_and(|p| p.registrations.has_hook("agent.turn.before"));
+    let listens = host
+        .plugin(first)
+        .is_some_and(|p| p.registrations.has_hook("agent.turn.before"));
     let te = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..o.events {
-        let (host, event) = (host.clone(), json!({ "agent": agent, "turnId": format!("t{i}") }));
-        tasks.spawn(async move { host.run_hook("agent.turn.before", event, &OpenContext::default()).await.map(|_| ()) });
+        let (host, event) = (
+            host.clone(),
+            json!({ "agent": agent, "turnId": format!("t{i}") }),
+        );
+        tasks.spawn(async move {
+            host.run_hook("agent.turn.before", event, &OpenContext::default())
+                .await
+                .map(|_| ())
+        });
     }
     while let Some(done) = tasks.join_next().await {
-        done.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+        done.map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
     }
     let events_per_s = o.events as f64 / te.elapsed().as_secs_f64();
 

@@ -38,17 +38,26 @@ impl<'a> Args<'a> {
         self.flags.iter().any(|(f, _)| *f == flag)
     }
     pub fn value(&self, flag: &str) -> Option<&'a str> {
-        self.flags.iter().find(|(f, _)| *f == flag).and_then(|(_, v)| *v)
+        self.flags
+            .iter()
+            .find(|(f, _)| *f == flag)
+            .and_then(|(_, v)| *v)
     }
     pub fn values(&self, flag: &str) -> Vec<&'a str> {
-        self.flags.iter().filter(|(f, _)| *f == flag).filter_map(|(_, v)| *v).collect()
+        self.flags
+            .iter()
+            .filter(|(f, _)| *f == flag)
+            .filter_map(|(_, v)| *v)
+            .collect()
     }
 }
 
 fn key_values(items: Vec<&str>) -> Result<Value, String> {
     let mut map = serde_json::Map::new();
     for item in items {
-        let (k, v) = item.split_once('=').ok_or_else(|| format!("expected KEY=VALUE, got {item}"))?;
+        let (k, v) = item
+            .split_once('=')
+            .ok_or_else(|| format!("expected KEY=VALUE, got {item}"))?;
         map.insert(k.to_string(), json!(v));
     }
     Ok(Value::Object(map))
@@ -62,7 +71,11 @@ fn table(headers: &[&str], rows: Vec<Vec<String>>) {
         }
     }
     let line = |cells: Vec<String>| {
-        let text: Vec<String> = cells.iter().enumerate().map(|(i, c)| format!("{c:<w$}", w = widths[i])).collect();
+        let text: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+            .collect();
         println!("{}", text.join("  ").trim_end());
     };
     line(headers.iter().map(|h| h.to_string()).collect());
@@ -107,7 +120,11 @@ pub async fn daemon(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
         return Ok(ExitCode::SUCCESS);
     }
     let daemon = Daemon::start(home.to_path_buf()).await?;
-    eprintln!("paseo daemon: listening on {} (home {})", control::socket_path(home).display(), home.display());
+    eprintln!(
+        "paseo daemon: listening on {} (home {})",
+        control::socket_path(home).display(),
+        home.display()
+    );
     let serve = control::serve(daemon.clone());
     tokio::select! {
         result = serve => result?,
@@ -123,14 +140,47 @@ pub async fn plugin(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let need_id = || id.ok_or_else(|| "this command needs a plugin id".to_string());
     Ok(match a.positional.first().copied() {
         Some("ls" | "status") => {
-            let rows = control::request(home, "plugin.ls", json!({})).await.map(|v| {
-                let rows: Vec<Value> = v.as_array().cloned().unwrap_or_default().into_iter().filter(|r| id.is_none_or(|i| r["id"] == i)).collect();
-                json!(rows)
-            });
+            let rows = control::request(home, "plugin.ls", json!({}))
+                .await
+                .map(|v| {
+                    let rows: Vec<Value> = v
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|r| id.is_none_or(|i| r["id"] == i))
+                        .collect();
+                    json!(rows)
+                });
             done(rows, json_out, |rows| {
                 table(
-                    &["PLUGIN", "STATUS", "ENABLED", "SOURCE", "REVISION", "DIRECTORY", "ERROR"],
-                    rows.as_array().unwrap().iter().map(|r| ["id", "status", "enabled", "source", "revision", "directory", "error"].iter().map(|k| cell(&r[*k])).collect()).collect(),
+                    &[
+                        "PLUGIN",
+                        "STATUS",
+                        "ENABLED",
+                        "SOURCE",
+                        "REVISION",
+                        "DIRECTORY",
+                        "ERROR",
+                    ],
+                    rows.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|r| {
+                            [
+                                "id",
+                                "status",
+                                "enabled",
+                                "source",
+                                "revision",
+                                "directory",
+                                "error",
+                            ]
+                            .iter()
+                            .map(|k| cell(&r[*k]))
+                            .collect()
+                        })
+                        .collect(),
                 )
             })
         }
@@ -142,15 +192,24 @@ pub async fn plugin(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
             eprintln!("Trusting plugin code: server code and preparation commands run unsandboxed on the daemon host; install only plugins you trust.");
             let path = std::fs::canonicalize(dir).unwrap_or_else(|_| PathBuf::from(dir));
             let started = std::time::Instant::now();
-            let result = control::request_with_progress(home, "plugin.install", json!({ "path": path, "id": a.value("--id") }), |line| {
-                eprintln!("  {line}  ({:.1} s)", started.elapsed().as_secs_f64())
-            })
+            let result = control::request_with_progress(
+                home,
+                "plugin.install",
+                json!({ "path": path, "id": a.value("--id") }),
+                |line| eprintln!("  {line}  ({:.1} s)", started.elapsed().as_secs_f64()),
+            )
             .await;
-            done(result, json_out, |v| println!("Installed plugin {}", cell(&v["id"])))
+            done(result, json_out, |v| {
+                println!("Installed plugin {}", cell(&v["id"]))
+            })
         }
         Some(verb @ ("enable" | "disable" | "reload" | "remove")) => {
-            let result = control::request(home, &format!("plugin.{verb}"), json!({ "id": need_id()? })).await;
-            done(result, json_out, |_| println!("{} plugin {}", capitalise(verb), id.unwrap()))
+            let result =
+                control::request(home, &format!("plugin.{verb}"), json!({ "id": need_id()? }))
+                    .await;
+            done(result, json_out, |_| {
+                println!("{} plugin {}", capitalise(verb), id.unwrap())
+            })
         }
         Some("logs") => {
             if a.has("--follow") {
@@ -170,13 +229,30 @@ pub async fn plugin(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
                 .await?;
                 ExitCode::SUCCESS
             } else {
-                let result = control::request(home, "plugin.logs", json!({ "id": need_id()? })).await;
+                let result =
+                    control::request(home, "plugin.logs", json!({ "id": need_id()? })).await;
                 done(result, json_out, |v| {
-                    table(&["TIME", "STREAM", "MESSAGE"], v.as_array().unwrap().iter().map(|e| vec![cell(&e["timestamp"]), cell(&e["stream"]), cell(&e["message"])]).collect())
+                    table(
+                        &["TIME", "STREAM", "MESSAGE"],
+                        v.as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|e| {
+                                vec![
+                                    cell(&e["timestamp"]),
+                                    cell(&e["stream"]),
+                                    cell(&e["message"]),
+                                ]
+                            })
+                            .collect(),
+                    )
                 })
             }
         }
-        Some("init") => init(Path::new(id.ok_or("plugin init needs a directory")?), a.value("--id"))?,
+        Some("init") => init(
+            Path::new(id.ok_or("plugin init needs a directory")?),
+            a.value("--id"),
+        )?,
         _ => return Err(format!("unknown plugin command\n{}", crate::USAGE)),
     })
 }
@@ -189,8 +265,19 @@ pub async fn plugins_switch(home: &Path, args: &[&str]) -> Result<ExitCode, Stri
         Some("disable") => false,
         _ => return Err(format!("plugins needs enable or disable\n{}", crate::USAGE)),
     };
-    let result = control::request(home, if on { "plugins.enable" } else { "plugins.disable" }, json!({})).await;
-    Ok(done(result, a.has("--json"), |_| println!("Plugins {}", if on { "enabled" } else { "disabled" })))
+    let result = control::request(
+        home,
+        if on {
+            "plugins.enable"
+        } else {
+            "plugins.disable"
+        },
+        json!({}),
+    )
+    .await;
+    Ok(done(result, a.has("--json"), |_| {
+        println!("Plugins {}", if on { "enabled" } else { "disabled" })
+    }))
 }
 
 fn capitalise(verb: &str) -> String {
@@ -205,8 +292,13 @@ fn capitalise(verb: &str) -> String {
 
 /// `paseo plugin init <dir> [--id <id>]`: a plugin to start from.
 fn init(dir: &Path, id: Option<&str>) -> Result<ExitCode, String> {
-    let id = id.map(str::to_string).unwrap_or_else(|| dir.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default());
-    paseo_plugin_runtime::host::manifest::check_plugin_id(&id).map_err(|e| format!("{e} (choose one with --id)"))?;
+    let id = id.map(str::to_string).unwrap_or_else(|| {
+        dir.file_name()
+            .map(|n| n.to_string_lossy().to_lowercase())
+            .unwrap_or_default()
+    });
+    paseo_plugin_runtime::host::manifest::check_plugin_id(&id)
+        .map_err(|e| format!("{e} (choose one with --id)"))?;
     if dir.join("paseo-plugin.json").exists() {
         return Err(format!("{} already has a paseo-plugin.json", dir.display()));
     }
@@ -221,7 +313,10 @@ fn init(dir: &Path, id: Option<&str>) -> Result<ExitCode, String> {
         std::fs::write(dir.join(name), text).map_err(|e| e.to_string())?;
     }
     println!("Created plugin {id} in {}", dir.display());
-    println!("Try it: paseo hook run --plugin {0} agent.open.before @{0}/request.json", dir.display());
+    println!(
+        "Try it: paseo hook run --plugin {0} agent.open.before @{0}/request.json",
+        dir.display()
+    );
     println!("Edit and retry: paseo plugin dev {}", dir.display());
     Ok(ExitCode::SUCCESS)
 }
@@ -270,37 +365,99 @@ pub async fn agent(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
                 "labels": key_values(a.values("--label"))?,
                 "env": key_values(a.values("--env"))?,
             });
-            done(control::request(home, "agent.create", params).await, json_out, show)
+            done(
+                control::request(home, "agent.create", params).await,
+                json_out,
+                show,
+            )
         }
         Some("send") => {
             let text = a.positional.get(2).ok_or("agent send needs ID TEXT")?;
-            let result = control::request(home, "agent.send", json!({ "id": need_id()?, "text": text, "wait": a.has("--wait") })).await;
+            let result = control::request(
+                home,
+                "agent.send",
+                json!({ "id": need_id()?, "text": text, "wait": a.has("--wait") }),
+            )
+            .await;
             done(result, json_out, show)
         }
-        Some("cancel") => done(control::request(home, "agent.cancel", json!({ "id": need_id()? })).await, json_out, show),
-        Some("close") => done(control::request(home, "agent.close", json!({ "id": need_id()? })).await, json_out, show),
-        Some("wait") => done(control::request(home, "agent.wait", json!({ "id": need_id()? })).await, json_out, show),
-        Some("show") => done(control::request(home, "agent.show", json!({ "id": need_id()? })).await, json_out, show),
-        Some("ls") => done(control::request(home, "agent.ls", json!({})).await, json_out, |v| {
-            table(&["AGENT", "PROVIDER", "STATUS", "WORKSPACE", "CWD", "TITLE"], v.as_array().unwrap().iter().map(|r| ["id", "provider", "status", "workspaceId", "cwd", "title"].iter().map(|k| cell(&r[*k])).collect()).collect())
-        }),
-        Some("archive") => done(control::request(home, "agent.archive", json!({ "id": need_id()? })).await, json_out, |v| println!("Archived at {}", cell(&v["archivedAt"]))),
-        Some("reload") => done(control::request(home, "agent.reload", json!({ "id": need_id()? })).await, json_out, show),
+        Some("cancel") => done(
+            control::request(home, "agent.cancel", json!({ "id": need_id()? })).await,
+            json_out,
+            show,
+        ),
+        Some("close") => done(
+            control::request(home, "agent.close", json!({ "id": need_id()? })).await,
+            json_out,
+            show,
+        ),
+        Some("wait") => done(
+            control::request(home, "agent.wait", json!({ "id": need_id()? })).await,
+            json_out,
+            show,
+        ),
+        Some("show") => done(
+            control::request(home, "agent.show", json!({ "id": need_id()? })).await,
+            json_out,
+            show,
+        ),
+        Some("ls") => done(
+            control::request(home, "agent.ls", json!({})).await,
+            json_out,
+            |v| {
+                table(
+                    &["AGENT", "PROVIDER", "STATUS", "WORKSPACE", "CWD", "TITLE"],
+                    v.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|r| {
+                            ["id", "provider", "status", "workspaceId", "cwd", "title"]
+                                .iter()
+                                .map(|k| cell(&r[*k]))
+                                .collect()
+                        })
+                        .collect(),
+                )
+            },
+        ),
+        Some("archive") => done(
+            control::request(home, "agent.archive", json!({ "id": need_id()? })).await,
+            json_out,
+            |v| println!("Archived at {}", cell(&v["archivedAt"])),
+        ),
+        Some("reload") => done(
+            control::request(home, "agent.reload", json!({ "id": need_id()? })).await,
+            json_out,
+            show,
+        ),
         _ => return Err(format!("unknown agent command\n{}", crate::USAGE)),
     })
 }
 
 fn print_agent(v: &Value) {
-    println!("agent     {}  ({}, {})", cell(&v["id"]), cell(&v["provider"]), cell(&v["status"]));
+    println!(
+        "agent     {}  ({}, {})",
+        cell(&v["id"]),
+        cell(&v["provider"]),
+        cell(&v["status"])
+    );
     println!("cwd       {}", cell(&v["cwd"]));
     if let Some(launch) = v["launch"].as_object() {
-        println!("opened    {} with env {} tools {}", cell(&launch["reason"]), launch["env"], launch["tools"]);
+        println!(
+            "opened    {} with env {} tools {}",
+            cell(&launch["reason"]),
+            launch["env"],
+            launch["tools"]
+        );
     }
     for p in v["pendingPermissions"].as_array().into_iter().flatten() {
         println!("pending   {} {}", cell(&p["id"]), cell(&p["title"]));
     }
     let shown = v["timeline"].as_array().map_or(0, Vec::len) as u64;
-    let earlier = v["timelineLength"].as_u64().unwrap_or(shown).saturating_sub(shown);
+    let earlier = v["timelineLength"]
+        .as_u64()
+        .unwrap_or(shown)
+        .saturating_sub(shown);
     if earlier > 0 {
         println!("  … {earlier} earlier timeline items (plugins page through them with timeline.refetch)");
     }
@@ -309,9 +466,19 @@ fn print_agent(v: &Value) {
             Some("user_message") => format!("user: {}", cell(&item["text"])),
             Some("assistant_message") => format!("agent: {}", cell(&item["text"])),
             Some("tool_call") => {
-                let what = item["detail"]["command"].as_str().or(item["detail"]["output"].as_str()).unwrap_or_default();
-                let why = item["error"].as_str().map(|e| format!(" ({e})")).unwrap_or_default();
-                format!("tool {} {}: {what}{why}", cell(&item["name"]), cell(&item["status"]))
+                let what = item["detail"]["command"]
+                    .as_str()
+                    .or(item["detail"]["output"].as_str())
+                    .unwrap_or_default();
+                let why = item["error"]
+                    .as_str()
+                    .map(|e| format!(" ({e})"))
+                    .unwrap_or_default();
+                format!(
+                    "tool {} {}: {what}{why}",
+                    cell(&item["name"]),
+                    cell(&item["status"])
+                )
             }
             Some("plugin") => format!("plugin {}: {}", cell(&item["pluginId"]), item["data"]),
             _ => item.to_string(),
@@ -325,29 +492,69 @@ pub async fn permission(home: &Path, args: &[&str]) -> Result<ExitCode, String> 
     match a.positional.as_slice() {
         ["respond", agent, request, behavior] => {
             let result = control::request(home, "permission.respond", json!({ "agentId": agent, "requestId": request, "behavior": behavior, "message": a.value("--message") })).await;
-            Ok(done(result, a.has("--json"), |_| println!("Answered {request}: {behavior}")))
+            Ok(done(result, a.has("--json"), |_| {
+                println!("Answered {request}: {behavior}")
+            }))
         }
-        _ => Err(format!("usage: paseo permission respond AGENT-ID REQUEST-ID allow|deny [--message TEXT]\n{}", crate::USAGE)),
+        _ => Err(format!(
+            "usage: paseo permission respond AGENT-ID REQUEST-ID allow|deny [--message TEXT]\n{}",
+            crate::USAGE
+        )),
     }
 }
 
 pub async fn workspace(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let a = Args::parse(args);
     let json_out = a.has("--json");
-    let print_ws = |v: &Value| println!("workspace {}  {}{}", cell(&v["id"]), cell(&v["cwd"]), v["worktree"]["branch"].as_str().map(|b| format!("  (worktree, branch {b})")).unwrap_or_default());
+    let print_ws = |v: &Value| {
+        println!(
+            "workspace {}  {}{}",
+            cell(&v["id"]),
+            cell(&v["cwd"]),
+            v["worktree"]["branch"]
+                .as_str()
+                .map(|b| format!("  (worktree, branch {b})"))
+                .unwrap_or_default()
+        )
+    };
     Ok(match a.positional.first().copied() {
         Some("create") => {
             let dir = a.value("--dir").ok_or("workspace create needs --dir DIR")?;
-            let dir = std::fs::canonicalize(dir).map_err(|_| format!("Directory not found: {dir}"))?;
+            let dir =
+                std::fs::canonicalize(dir).map_err(|_| format!("Directory not found: {dir}"))?;
             let params = json!({ "dir": dir, "title": a.value("--title"), "worktree": a.value("--worktree") });
-            done(control::request(home, "workspace.create", params).await, json_out, print_ws)
+            done(
+                control::request(home, "workspace.create", params).await,
+                json_out,
+                print_ws,
+            )
         }
-        Some("ls") => done(control::request(home, "workspace.ls", json!({})).await, json_out, |v| {
-            table(&["WORKSPACE", "PROJECT", "DIRECTORY", "TITLE", "ARCHIVED"], v.as_array().unwrap().iter().map(|r| ["id", "projectId", "cwd", "name", "archivedAt"].iter().map(|k| cell(&r[*k])).collect()).collect())
-        }),
+        Some("ls") => done(
+            control::request(home, "workspace.ls", json!({})).await,
+            json_out,
+            |v| {
+                table(
+                    &["WORKSPACE", "PROJECT", "DIRECTORY", "TITLE", "ARCHIVED"],
+                    v.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|r| {
+                            ["id", "projectId", "cwd", "name", "archivedAt"]
+                                .iter()
+                                .map(|k| cell(&r[*k]))
+                                .collect()
+                        })
+                        .collect(),
+                )
+            },
+        ),
         Some("archive") => {
             let id = a.positional.get(1).ok_or("workspace archive needs an id")?;
-            done(control::request(home, "workspace.archive", json!({ "id": id })).await, json_out, |v| println!("Archived {}", cell(&v["id"])))
+            done(
+                control::request(home, "workspace.archive", json!({ "id": id })).await,
+                json_out,
+                |v| println!("Archived {}", cell(&v["id"])),
+            )
         }
         _ => return Err(format!("unknown workspace command\n{}", crate::USAGE)),
     })

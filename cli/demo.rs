@@ -10,10 +10,19 @@ use serde_json::{json, Value};
 
 use crate::daemon::Daemon;
 
-const EXAMPLES: &[&str] = &["lifecycle-logger", "lifecycle-actions", "worktree-placement", "agent-configuration", "agent-tools", "env-injection"];
+const EXAMPLES: &[&str] = &[
+    "lifecycle-logger",
+    "lifecycle-actions",
+    "worktree-placement",
+    "agent-configuration",
+    "agent-tools",
+    "env-injection",
+];
 
 fn examples_dir() -> PathBuf {
-    std::env::var_os("PASEO_EXAMPLES").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"))
+    std::env::var_os("PASEO_EXAMPLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"))
 }
 
 fn step(title: &str) {
@@ -26,15 +35,29 @@ fn step(title: &str) {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<(), String> {
-    let status = std::process::Command::new("git").args(["-c", "user.name=demo", "-c", "user.email=demo@paseo.invalid"]).args(args).current_dir(dir).status().map_err(|e| e.to_string())?;
-    status.success().then_some(()).ok_or_else(|| format!("git {} failed", args.join(" ")))
+    let status = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=demo",
+            "-c",
+            "user.email=demo@paseo.invalid",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .map_err(|e| e.to_string())?;
+    status
+        .success()
+        .then_some(())
+        .ok_or_else(|| format!("git {} failed", args.join(" ")))
 }
 
 pub async fn run() -> Result<ExitCode, String> {
     let temp = tempfile_dir()?;
     let home = temp.join("paseo-home");
     std::fs::create_dir_all(&home).map_err(|e| e.to_string())?;
-    std::fs::write(home.join("config.json"), r#"{ "pluginsEnabled": true }"#).map_err(|e| e.to_string())?;
+    std::fs::write(home.join("config.json"), r#"{ "pluginsEnabled": true }"#)
+        .map_err(|e| e.to_string())?;
     let repo = temp.join("shop");
     std::fs::create_dir_all(&repo).map_err(|e| e.to_string())?;
     std::fs::write(repo.join("canary.txt"), "still here\n").map_err(|e| e.to_string())?;
@@ -42,7 +65,10 @@ pub async fn run() -> Result<ExitCode, String> {
     git(&repo, &["add", "."])?;
     git(&repo, &["commit", "-q", "-m", "init"])?;
 
-    println!("Paseo plugin engine demo — temporary home {}", home.display());
+    println!(
+        "Paseo plugin engine demo — temporary home {}",
+        home.display()
+    );
     let daemon = Daemon::start(home.clone()).await?;
     let mut trace = daemon.trace.subscribe();
     let printer = tokio::spawn(async move {
@@ -53,7 +79,12 @@ pub async fn run() -> Result<ExitCode, String> {
     let result = session(&daemon, &repo).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     step("notifications, as the lifecycle-logger example logged them (env values redacted)");
-    for entry in daemon.host.logs("lifecycle-logger").iter().filter(|e| e.message.starts_with('{')) {
+    for entry in daemon
+        .host
+        .logs("lifecycle-logger")
+        .iter()
+        .filter(|e| e.message.starts_with('{'))
+    {
         let v: Value = serde_json::from_str(&entry.message).unwrap_or_default();
         let payload = &v["payload"];
         // Show what each notification was about; for session opens, the redacted env.
@@ -62,12 +93,26 @@ pub async fn run() -> Result<ExitCode, String> {
             None => [("agent", "id"), ("workspace", "id")]
                 .iter()
                 .find_map(|(k, f)| payload[*k][*f].as_str().map(|id| format!("{k} {id}")))
-                .or_else(|| payload["request"]["source"]["kind"].as_str().map(|k| format!("source {k}")))
-                .or_else(|| payload["request"]["config"]["provider"].as_str().map(|p| format!("provider {p}")))
+                .or_else(|| {
+                    payload["request"]["source"]["kind"]
+                        .as_str()
+                        .map(|k| format!("source {k}"))
+                })
+                .or_else(|| {
+                    payload["request"]["config"]["provider"]
+                        .as_str()
+                        .map(|p| format!("provider {p}"))
+                })
                 .unwrap_or_default(),
         };
-        let detail = ["turnId", "requestId"].iter().find_map(|k| payload[*k].as_str().map(|v| format!(" {k} {v}"))).unwrap_or_default();
-        println!("  {:<28} {about}{detail}", v["hook"].as_str().unwrap_or_default());
+        let detail = ["turnId", "requestId"]
+            .iter()
+            .find_map(|k| payload[*k].as_str().map(|v| format!(" {k} {v}")))
+            .unwrap_or_default();
+        println!(
+            "  {:<28} {about}{detail}",
+            v["hook"].as_str().unwrap_or_default()
+        );
     }
     daemon.shutdown().await;
     printer.abort();
@@ -94,9 +139,26 @@ fn show_timeline(daemon: &Daemon, agent: &str, from: usize) -> usize {
     let items = view["timeline"].as_array().cloned().unwrap_or_default();
     for item in &items[from.min(items.len())..] {
         let line = match item["type"].as_str() {
-            Some("user_message") => format!("user  › {}{}", item["text"].as_str().unwrap_or_default(), item["sentBy"]["pluginId"].as_str().map(|p| format!("   (sent by plugin {p})")).unwrap_or_default()),
-            Some("assistant_message") => format!("agent › {}", item["text"].as_str().unwrap_or_default()),
-            Some("tool_call") => format!("tool  › {} {}{}", item["name"].as_str().unwrap_or_default(), item["status"].as_str().unwrap_or_default(), item["error"].as_str().map(|e| format!(": {e}")).unwrap_or_default()),
+            Some("user_message") => format!(
+                "user  › {}{}",
+                item["text"].as_str().unwrap_or_default(),
+                item["sentBy"]["pluginId"]
+                    .as_str()
+                    .map(|p| format!("   (sent by plugin {p})"))
+                    .unwrap_or_default()
+            ),
+            Some("assistant_message") => {
+                format!("agent › {}", item["text"].as_str().unwrap_or_default())
+            }
+            Some("tool_call") => format!(
+                "tool  › {} {}{}",
+                item["name"].as_str().unwrap_or_default(),
+                item["status"].as_str().unwrap_or_default(),
+                item["error"]
+                    .as_str()
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default()
+            ),
             _ => item.to_string(),
         };
         println!("  {line}");
@@ -107,16 +169,29 @@ fn show_timeline(daemon: &Daemon, agent: &str, from: usize) -> usize {
 async fn session(daemon: &Arc<Daemon>, repo: &Path) -> Result<(), String> {
     step("install the example plugins (each runs in its own isolate)");
     for name in EXAMPLES {
-        daemon.plugin_install(&examples_dir().join(name), None).await?;
+        daemon
+            .plugin_install(&examples_dir().join(name), None)
+            .await?;
     }
     for row in daemon.plugin_list() {
-        println!("  {:<22} {}", row["id"].as_str().unwrap_or_default(), row["status"].as_str().unwrap_or_default());
+        println!(
+            "  {:<22} {}",
+            row["id"].as_str().unwrap_or_default(),
+            row["status"].as_str().unwrap_or_default()
+        );
     }
 
     step("workspace isolation: a directory workspace titled \"Isolated lifecycle example\" becomes a worktree");
     let ws = daemon.create_workspace(json!({ "source": { "kind": "directory", "path": repo }, "title": "Isolated lifecycle example" })).await?;
-    println!("  workspace {} at {}", ws["id"].as_str().unwrap_or_default(), ws["cwd"].as_str().unwrap_or_default());
-    println!("  (worktree-placement put it next to the checkout: {})", repo.display());
+    println!(
+        "  workspace {} at {}",
+        ws["id"].as_str().unwrap_or_default(),
+        ws["cwd"].as_str().unwrap_or_default()
+    );
+    println!(
+        "  (worktree-placement put it next to the checkout: {})",
+        repo.display()
+    );
 
     step("provider switch and saved options: a codex agent is configured, then switched to claude");
     let agent = daemon
@@ -129,21 +204,41 @@ async fn session(daemon: &Arc<Daemon>, repo: &Path) -> Result<(), String> {
     println!("  launch env: {}", agent["launch"]["env"]);
 
     step("a tool attached by label, called by the agent over MCP");
-    println!("  tools {} served at {}", agent["launch"]["tools"], agent["launch"]["toolsUrl"].as_str().unwrap_or("-"));
+    println!(
+        "  tools {} served at {}",
+        agent["launch"]["tools"],
+        agent["launch"]["toolsUrl"].as_str().unwrap_or("-")
+    );
     // The provider gets the agent's secret in this entry; every view shows it redacted.
-    println!("  provider's MCP entry: {}", agent["launch"]["mcpServers"][paseo_plugin_runtime::tools::mcp::SERVER_NAME]);
+    println!(
+        "  provider's MCP entry: {}",
+        agent["launch"]["mcpServers"][paseo_plugin_runtime::tools::mcp::SERVER_NAME]
+    );
     let mut seen = 0;
-    daemon.send(&id, "tool append_workspace_note {\"note\":\"Remember the demo\"}", None)?;
+    daemon.send(
+        &id,
+        "tool append_workspace_note {\"note\":\"Remember the demo\"}",
+        None,
+    )?;
     settle(daemon, &id).await;
     seen = show_timeline(daemon, &id, seen);
     let notes = Path::new(ws["cwd"].as_str().unwrap_or_default()).join("AGENT_NOTES.md");
-    println!("  {} now contains: {:?}", notes.display(), std::fs::read_to_string(&notes).unwrap_or_default());
+    println!(
+        "  {} now contains: {:?}",
+        notes.display(),
+        std::fs::read_to_string(&notes).unwrap_or_default()
+    );
 
     step("permissions: lifecycle-actions denies `rm -rf` and allows `git status`");
     daemon.send(&id, "run rm -rf canary.txt\nrun git status", None)?;
     settle(daemon, &id).await;
     seen = show_timeline(daemon, &id, seen);
-    println!("  canary.txt still exists: {}", Path::new(ws["cwd"].as_str().unwrap_or_default()).join("canary.txt").exists());
+    println!(
+        "  canary.txt still exists: {}",
+        Path::new(ws["cwd"].as_str().unwrap_or_default())
+            .join("canary.txt")
+            .exists()
+    );
 
     step("a follow-up after \"out of credits\"");
     daemon.send(&id, "credits", None)?;
@@ -158,10 +253,15 @@ async fn session(daemon: &Arc<Daemon>, repo: &Path) -> Result<(), String> {
     daemon.send(&id, "env COMPANY_ENV", None)?;
     settle(daemon, &id).await;
     show_timeline(daemon, &id, seen);
-    println!("  reopened with reason {}", daemon.agent_view(&id).unwrap_or_default()["launch"]["reason"]);
+    println!(
+        "  reopened with reason {}",
+        daemon.agent_view(&id).unwrap_or_default()["launch"]["reason"]
+    );
 
     step("archive the agent and the workspace");
     daemon.archive_agent(&id).await?;
-    daemon.archive_workspace(ws["id"].as_str().unwrap_or_default()).await?;
+    daemon
+        .archive_workspace(ws["id"].as_str().unwrap_or_default())
+        .await?;
     Ok(())
 }

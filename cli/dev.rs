@@ -32,14 +32,17 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, SystemTime> {
 }
 
 pub async fn run(dir: &Path, home: Option<&Path>) -> Result<ExitCode, String> {
-    let dir = dir.canonicalize().map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
+    let dir = dir
+        .canonicalize()
+        .map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
     let temporary = home.is_none();
     let home = match home {
         Some(h) => h.to_path_buf(),
         None => std::env::temp_dir().join(format!("paseo-dev-{}", std::process::id())),
     };
     std::fs::create_dir_all(&home).map_err(|e| e.to_string())?;
-    std::fs::write(home.join("config.json"), r#"{ "pluginsEnabled": true }"#).map_err(|e| e.to_string())?;
+    std::fs::write(home.join("config.json"), r#"{ "pluginsEnabled": true }"#)
+        .map_err(|e| e.to_string())?;
     let daemon = Daemon::start(home.clone()).await?;
     let mut logs = daemon.logs.subscribe();
     tokio::spawn(async move {
@@ -51,7 +54,11 @@ pub async fn run(dir: &Path, home: Option<&Path>) -> Result<ExitCode, String> {
         Ok(v) => v["id"].as_str().unwrap_or_default().to_string(),
         Err(e) => return Err(e),
     };
-    eprintln!("paseo dev: watching {} as plugin {id}; drive it with PASEO_HOME={} paseo …", dir.display(), home.display());
+    eprintln!(
+        "paseo dev: watching {} as plugin {id}; drive it with PASEO_HOME={} paseo …",
+        dir.display(),
+        home.display()
+    );
     tokio::spawn(control::serve(daemon.clone()));
     let mut last = snapshot(&dir);
     loop {
@@ -63,7 +70,10 @@ pub async fn run(dir: &Path, home: Option<&Path>) -> Result<ExitCode, String> {
         if now != last {
             last = now;
             match daemon.plugin_reload(&id).await {
-                Ok(v) => eprintln!("paseo dev: reloaded {id} in {:.1} ms", v["reloadMs"].as_f64().unwrap_or_default()),
+                Ok(v) => eprintln!(
+                    "paseo dev: reloaded {id} in {:.1} ms",
+                    v["reloadMs"].as_f64().unwrap_or_default()
+                ),
                 Err(e) => eprintln!("paseo dev: reload failed: {e}"),
             }
         }

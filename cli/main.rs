@@ -14,7 +14,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use paseo_plugin_runtime::{Caller, HostOptions, LogEntry, MemoryDaemon, OpenContext, PluginHost, PluginStatus};
+use paseo_plugin_runtime::{
+    Caller, HostOptions, LogEntry, MemoryDaemon, OpenContext, PluginHost, PluginStatus,
+};
 use serde_json::{json, Value};
 
 pub(crate) const USAGE: &str = "\
@@ -64,12 +66,26 @@ fn main() -> ExitCode {
     // home others may write to, a refused peer), which a user must see to act on.
     let filter = match std::env::var("PASEO_LOG") {
         Ok(directives) => tracing_subscriber::EnvFilter::new(directives),
-        Err(_) if args.first().map(String::as_str) == Some("daemon") => tracing_subscriber::EnvFilter::new("error,paseo::daemon=warn"),
+        Err(_) if args.first().map(String::as_str) == Some("daemon") => {
+            tracing_subscriber::EnvFilter::new("error,paseo::daemon=warn")
+        }
         Err(_) => tracing_subscriber::EnvFilter::new("error"),
     };
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let result = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["hook", "run", rest @ ..] => runtime.block_on(hook_run(rest)),
         ["plugin", "inspect", rest @ ..] => runtime.block_on(plugin_inspect(rest)),
         ["bench", rest @ ..] => runtime.block_on(bench::run(rest)),
@@ -78,7 +94,9 @@ fn main() -> ExitCode {
         ["daemon", rest @ ..] => runtime.block_on(commands::daemon(&paseo_home(), rest)),
         ["demo"] => runtime.block_on(demo::run()),
         ["plugin", "dev", dir, rest @ ..] => {
-            let home = commands::Args::parse(rest).value("--home").map(PathBuf::from);
+            let home = commands::Args::parse(rest)
+                .value("--home")
+                .map(PathBuf::from);
             runtime.block_on(dev::run(std::path::Path::new(dir), home.as_deref()))
         }
         ["plugin", rest @ ..] => runtime.block_on(commands::plugin(&paseo_home(), rest)),
@@ -106,7 +124,9 @@ fn main() -> ExitCode {
 fn paseo_home() -> PathBuf {
     std::env::var_os("PASEO_HOME")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/".into())).join(".paseo"))
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/".into())).join(".paseo")
+        })
 }
 
 /// The throwaway host: plugin logs and SDK calls on stderr, an in-memory daemon.
@@ -116,12 +136,18 @@ fn stderr_logs() -> HostOptions {
 
 fn throwaway_host() -> (HostOptions, Arc<MemoryDaemon>) {
     // Created private here, before the QuickJS layer would make it with the umask's modes.
-    let _ = paseo_plugin_runtime::sdk::storage::create_private_dir_all(&paseo_home().join("cache/quickjs-bytecode"));
+    let _ = paseo_plugin_runtime::sdk::storage::create_private_dir_all(
+        &paseo_home().join("cache/quickjs-bytecode"),
+    );
     let sdk_log: paseo_plugin_runtime::sdk::memory::CallListener =
-        Arc::new(|caller: &Caller, method: &str, args: &Value| eprintln!("[{}] [paseo] sdk {method} {args}", caller.plugin_id));
+        Arc::new(|caller: &Caller, method: &str, args: &Value| {
+            eprintln!("[{}] [paseo] sdk {method} {args}", caller.plugin_id)
+        });
     let daemon = Arc::new(MemoryDaemon::new(Some(sdk_log)));
     let options = HostOptions {
-        log_listener: Some(Arc::new(|id: &str, entry: &LogEntry| eprintln!("[{id}] {}", entry.message))),
+        log_listener: Some(Arc::new(|id: &str, entry: &LogEntry| {
+            eprintln!("[{id}] {}", entry.message)
+        })),
         bytecode_cache_dir: Some(paseo_home().join("cache/quickjs-bytecode")),
         daemon: Some(daemon.clone()),
         settings_dir: Some(paseo_home().join("plugin-settings")),
@@ -131,15 +157,23 @@ fn throwaway_host() -> (HostOptions, Arc<MemoryDaemon>) {
 }
 
 /// Splits `--plugin DIR` options (and `--timeout-ms N`) from the positional arguments.
-fn plugin_args<'a>(args: &[&'a str], options: &mut HostOptions) -> Result<(Vec<PathBuf>, Vec<&'a str>), String> {
+fn plugin_args<'a>(
+    args: &[&'a str],
+    options: &mut HostOptions,
+) -> Result<(Vec<PathBuf>, Vec<&'a str>), String> {
     let mut plugins = Vec::new();
     let mut positional = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match *arg {
-            "--plugin" => plugins.push(PathBuf::from(it.next().ok_or("--plugin needs a directory")?)),
+            "--plugin" => plugins.push(PathBuf::from(
+                it.next().ok_or("--plugin needs a directory")?,
+            )),
             "--timeout-ms" => {
-                let ms: u64 = it.next().and_then(|s| s.parse().ok()).ok_or("--timeout-ms needs a number")?;
+                let ms: u64 = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .ok_or("--timeout-ms needs a number")?;
                 options.limits.hook_timeout = Duration::from_millis(ms);
             }
             other => positional.push(other),
@@ -161,10 +195,14 @@ fn read_input(arg: Option<&str>) -> Result<Value, String> {
         None => return Ok(json!({})),
         Some("-") => {
             let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| format!("cannot read stdin: {e}"))?;
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("cannot read stdin: {e}"))?;
             s
         }
-        Some(a) if a.starts_with('@') => std::fs::read_to_string(&a[1..]).map_err(|e| format!("cannot read {}: {e}", &a[1..]))?,
+        Some(a) if a.starts_with('@') => {
+            std::fs::read_to_string(&a[1..]).map_err(|e| format!("cannot read {}: {e}", &a[1..]))?
+        }
         Some(a) => a.to_string(),
     };
     serde_json::from_str(&text).map_err(|e| format!("INPUT is not valid JSON: {e}"))
@@ -195,7 +233,11 @@ async fn hook_run(args: &[&str]) -> Result<ExitCode, String> {
     let spec = paseo_plugin_runtime::hooks::catalogue().get(hook);
     // The INPUT of a request hook is the request; `{ "request": … }` is accepted too.
     if let Some(spec) = spec {
-        if spec.returns_request && !(input.as_object().is_some_and(|o| o.len() == 1 && o.contains_key("request"))) {
+        if spec.returns_request
+            && !(input
+                .as_object()
+                .is_some_and(|o| o.len() == 1 && o.contains_key("request")))
+        {
             input = json!({ "request": input });
         }
     }
@@ -212,10 +254,16 @@ async fn hook_run(args: &[&str]) -> Result<ExitCode, String> {
     if payload["agent"].is_object() {
         daemon.add_agent(payload["agent"].clone());
         if hook == "agent.permission.before" {
-            daemon.add_pending_permission(payload["agent"]["id"].as_str().unwrap_or_default(), payload["request"].clone());
+            daemon.add_pending_permission(
+                payload["agent"]["id"].as_str().unwrap_or_default(),
+                payload["request"].clone(),
+            );
         }
     }
-    let outcome = host.run_hook(hook, payload, &OpenContext::default()).await.map_err(|e| e.to_string());
+    let outcome = host
+        .run_hook(hook, payload, &OpenContext::default())
+        .await
+        .map_err(|e| e.to_string());
     host.shutdown().await;
     Ok(print_outcome(outcome))
 }
@@ -252,24 +300,36 @@ async fn tool_command(call: Option<()>, args: &[&str]) -> Result<ExitCode, Strin
         }
     }
     let (plugins, positional) = plugin_args(&rest, &mut options)?;
-    let cwd = std::env::current_dir().map(|p| p.to_string_lossy().into_owned()).unwrap_or_else(|_| "/".into());
+    let cwd = std::env::current_dir()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "/".into());
     let mut request = json!({
         "agentId": "agent-1", "workspaceId": null, "provider": "codex", "cwd": cwd, "title": null, "labels": {},
         "tools": [], "mcpServers": {}, "reason": "create", "purpose": "interactive", "env": {}
     });
-    for (k, v) in agent.as_ref().and_then(Value::as_object).into_iter().flatten() {
+    for (k, v) in agent
+        .as_ref()
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         request[k] = v.clone();
     }
     let agent_id = request["agentId"].as_str().unwrap_or("agent-1").to_string();
     let host = PluginHost::new(options);
     let outcome = async {
         load_plugins(&host, &plugins).await?;
-        host.run_hook("agent.open.before", request, &OpenContext::default()).await.map_err(|e| e.to_string())?;
+        host.run_hook("agent.open.before", request, &OpenContext::default())
+            .await
+            .map_err(|e| e.to_string())?;
         match (call, positional.as_slice()) {
             (None, []) => Ok(serde_json::to_value(host.agent_tools(&agent_id)).unwrap()),
             (Some(()), [name]) | (Some(()), [name, _]) => {
                 let input = read_input(positional.get(1).copied())?;
-                let result = host.call_tool(&agent_id, name, input, std::future::pending()).await.map_err(|e| e.to_string())?;
+                let result = host
+                    .call_tool(&agent_id, name, input, std::future::pending())
+                    .await
+                    .map_err(|e| e.to_string())?;
                 Ok(serde_json::to_value(result).unwrap())
             }
             _ => Err(format!("wrong arguments\n{USAGE}")),
@@ -282,7 +342,10 @@ async fn tool_command(call: Option<()>, args: &[&str]) -> Result<ExitCode, Strin
 
 async fn plugin_inspect(args: &[&str]) -> Result<ExitCode, String> {
     let as_json = args.contains(&"--json");
-    let dir = args.iter().find(|a| !a.starts_with("--")).ok_or(format!("plugin inspect needs DIR\n{USAGE}"))?;
+    let dir = args
+        .iter()
+        .find(|a| !a.starts_with("--"))
+        .ok_or(format!("plugin inspect needs DIR\n{USAGE}"))?;
     let host = PluginHost::new(stderr_logs());
     let loaded = host.load(std::path::Path::new(dir)).await;
     let info = match &loaded {
@@ -305,7 +368,10 @@ async fn plugin_inspect(args: &[&str]) -> Result<ExitCode, String> {
     } else {
         println!("plugin   {}", info.id);
         println!("dir      {}", info.directory.display());
-        println!("status   {}", serde_json::to_value(info.status).unwrap().as_str().unwrap());
+        println!(
+            "status   {}",
+            serde_json::to_value(info.status).unwrap().as_str().unwrap()
+        );
         if let Some(e) = &info.error {
             println!("error    {e}");
         }
@@ -320,5 +386,9 @@ async fn plugin_inspect(args: &[&str]) -> Result<ExitCode, String> {
         println!("rpc      {}", info.registrations.rpc.join(", "));
         println!("settings {}", info.registrations.settings.join(", "));
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

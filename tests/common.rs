@@ -8,7 +8,9 @@ use paseo_plugin_runtime::{HostOptions, Limits, OpenContext, PluginHost};
 use serde_json::{json, Value};
 
 pub fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 pub fn host() -> PluginHost {
@@ -18,14 +20,19 @@ pub fn host() -> PluginHost {
 /// A host whose hooks time out after `ms` (tests never wait 30 s).
 pub fn host_with_timeout(ms: u64) -> PluginHost {
     PluginHost::new(HostOptions {
-        limits: Limits { hook_timeout: Duration::from_millis(ms), ..Limits::default() },
+        limits: Limits {
+            hook_timeout: Duration::from_millis(ms),
+            ..Limits::default()
+        },
         ..HostOptions::default()
     })
 }
 
 pub async fn load_all(host: &PluginHost, names: &[&str]) {
     for name in names {
-        host.load(&fixture(name)).await.unwrap_or_else(|e| panic!("{name} failed to load: {e}"));
+        host.load(&fixture(name))
+            .await
+            .unwrap_or_else(|e| panic!("{name} failed to load: {e}"));
     }
 }
 
@@ -48,7 +55,9 @@ pub fn open_with_tools(agent: &str, cwd: &str) -> Value {
 }
 
 pub async fn open(host: &PluginHost, request: Value) -> Result<Value, String> {
-    host.run_hook("agent.open.before", request, &OpenContext::default()).await.map_err(|e| e.to_string())
+    host.run_hook("agent.open.before", request, &OpenContext::default())
+        .await
+        .map_err(|e| e.to_string())
 }
 
 pub fn agent() -> Value {
@@ -78,4 +87,3 @@ pub fn settle(done: impl Fn() -> bool) -> bool {
     }
     done()
 }
-

@@ -17,21 +17,33 @@ use serde_json::{json, Value};
 const MIB: usize = 1024 * 1024;
 
 fn limits(hook_ms: u64) -> Limits {
-    Limits { hook_timeout: Duration::from_millis(hook_ms), ..Limits::default() }
+    Limits {
+        hook_timeout: Duration::from_millis(hook_ms),
+        ..Limits::default()
+    }
 }
 
 fn host_with(limits: Limits) -> PluginHost {
-    PluginHost::new(HostOptions { limits, ..HostOptions::default() })
+    PluginHost::new(HostOptions {
+        limits,
+        ..HostOptions::default()
+    })
 }
 
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 /// `agent.create.before`, the hook of the bystander plugin `containment-other`.
 async fn create(host: &PluginHost) -> Result<Value, String> {
     let request = json!({ "config": { "provider": "codex", "cwd": "/projects/shop" }, "initialPrompt": "hi" });
-    host.run_hook("agent.create.before", request, &OpenContext::default()).await.map_err(|e| e.to_string())
+    host.run_hook("agent.create.before", request, &OpenContext::default())
+        .await
+        .map_err(|e| e.to_string())
 }
 
 fn open_with(labels: Value, env: Value) -> Value {
@@ -52,14 +64,30 @@ fn alone(test: &str) -> bool {
     }
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out = Command::new(std::env::current_exe().unwrap())
-        .args([test, "--exact", "--include-ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            test,
+            "--exact",
+            "--include-ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("CONTAINMENT_CHILD", test)
         .output()
         .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     print!("{text}");
-    assert!(out.status.success(), "{test} failed in its own process:\n{text}");
-    assert!(text.contains("1 passed"), "{test} did not run in its own process:\n{text}");
+    assert!(
+        out.status.success(),
+        "{test} failed in its own process:\n{text}"
+    );
+    assert!(
+        text.contains("1 passed"),
+        "{test} did not run in its own process:\n{text}"
+    );
     false
 }
 
@@ -115,7 +143,10 @@ fn runaway_loop_is_stopped_near_its_deadline_and_neighbours_keep_answering() {
 /// A field of /proc/self/status, in KiB.
 fn status_kib(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with(&format!("{field}:"))).unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.starts_with(&format!("{field}:")))
+        .unwrap();
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
@@ -126,25 +157,48 @@ fn status_kib(field: &str) -> u64 {
 /// the resident high-water mark (VmHWM) over the resident size just before the bomb bounds what
 /// the bomb made resident, allocator slack included. Runs give the same figure within 1 MiB.
 fn heap_bomb(kind: &str) -> usize {
-    const REASON: &str = "Plugin containment-heap exceeded its heap limit of 32 MiB and was stopped";
+    const REASON: &str =
+        "Plugin containment-heap exceeded its heap limit of 32 MiB and was stopped";
     runtime().block_on(async {
         // The cap is per plugin: only the bomb gets 32 MiB, the others keep the 128 MiB default.
         let host = host_with(limits(10_000));
         load_all(&host, &["containment-echo", "containment-other"]).await;
-        let heap_limits = Limits { heap_bytes: 32 * MIB, ..limits(10_000) };
-        host.load_with(&fixture("containment-heap"), None, Some(heap_limits)).await.unwrap();
+        let heap_limits = Limits {
+            heap_bytes: 32 * MIB,
+            ..limits(10_000)
+        };
+        host.load_with(&fixture("containment-heap"), None, Some(heap_limits))
+            .await
+            .unwrap();
 
         let rss_before = status_kib("VmRSS");
-        let err = open(&host, open_with(json!({ "kind": kind }), json!({ "MARKER": "m" }))).await.unwrap_err();
+        let err = open(
+            &host,
+            open_with(json!({ "kind": kind }), json!({ "MARKER": "m" })),
+        )
+        .await
+        .unwrap_err();
         let growth = (status_kib("VmHWM").saturating_sub(rss_before) * 1024) as usize;
-        println!("heap bomb ({kind}): resident peak grew by {} KiB; cap {} KiB", growth / 1024, 32 * 1024);
-        assert_eq!(err, format!("Plugin containment-heap agent.open.before failed: {REASON}"));
+        println!(
+            "heap bomb ({kind}): resident peak grew by {} KiB; cap {} KiB",
+            growth / 1024,
+            32 * 1024
+        );
+        assert_eq!(
+            err,
+            format!("Plugin containment-heap agent.open.before failed: {REASON}")
+        );
 
         let info = host.plugin("containment-heap").unwrap();
-        assert_eq!((info.status, info.error.as_deref()), (PluginStatus::Failed, Some(REASON)));
+        assert_eq!(
+            (info.status, info.error.as_deref()),
+            (PluginStatus::Failed, Some(REASON))
+        );
         assert!(log_lines(&host, "containment-heap").contains(&format!("[paseo] {REASON}")));
         // The process carries on; the failed plugin is skipped and the others answer.
-        let out = open(&host, open_with(json!({}), json!({ "MARKER": "after" }))).await.unwrap();
+        let out = open(&host, open_with(json!({}), json!({ "MARKER": "after" })))
+            .await
+            .unwrap();
         assert_eq!(out["env"]["RESULT"], "after");
         assert_eq!(create(&host).await.unwrap()["config"]["title"], "other 1");
         for id in ["containment-echo", "containment-other"] {
@@ -157,7 +211,11 @@ fn heap_bomb(kind: &str) -> usize {
 
 /// A heap bomb's resident growth must stay within 1.25 x the plugin's 32 MiB cap.
 fn assert_within_a_quarter_over_the_cap(growth: usize) {
-    assert!(growth <= 32 * MIB * 5 / 4, "resident peak grew by {} KiB, past 1.25 x the 32 MiB cap", growth / 1024);
+    assert!(
+        growth <= 32 * MIB * 5 / 4,
+        "resident peak grew by {} KiB, past 1.25 x the 32 MiB cap",
+        growth / 1024
+    );
 }
 
 #[test]
@@ -180,7 +238,8 @@ fn heap_bomb_of_natively_filled_arrays_stays_within_a_quarter_over_the_cap() {
     assert_within_a_quarter_over_the_cap(heap_bomb("arrays"));
 }
 
-const STOPPED: &str = "Plugin containment-echo agent.open.before failed: Plugin stopped: containment-echo";
+const STOPPED: &str =
+    "Plugin containment-echo agent.open.before failed: Plugin stopped: containment-echo";
 
 /// Starts three calls that stay pending inside the plugin (a one-minute handler), then stops it
 /// the way `how` says; every call must fail promptly with `Plugin stopped: <id>`.
@@ -190,7 +249,16 @@ async fn pending_calls_fail_when(how: &str) -> Arc<PluginHost> {
     let calls: Vec<_> = (0..3)
         .map(|n| {
             let host = host.clone();
-            tokio::spawn(async move { open(&host, open_with(json!({ "mode": "slow" }), json!({ "MARKER": n.to_string() }))).await })
+            tokio::spawn(async move {
+                open(
+                    &host,
+                    open_with(
+                        json!({ "mode": "slow" }),
+                        json!({ "MARKER": n.to_string() }),
+                    ),
+                )
+                .await
+            })
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(150)).await;
@@ -202,22 +270,39 @@ async fn pending_calls_fail_when(how: &str) -> Arc<PluginHost> {
     }
     for call in calls {
         let outcome = tokio::time::timeout(Duration::from_secs(5), call).await;
-        let outcome = outcome.unwrap_or_else(|_| panic!("a call pending across {how} hung")).unwrap();
+        let outcome = outcome
+            .unwrap_or_else(|_| panic!("a call pending across {how} hung"))
+            .unwrap();
         assert_eq!(outcome.unwrap_err(), STOPPED, "after {how}");
     }
-    assert!(started.elapsed() < Duration::from_secs(3), "{how} took {:?}", started.elapsed());
-    assert!(log_lines(&host, "containment-echo").contains(&"cleanup ran after turn -1".to_string()), "after {how}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{how} took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        log_lines(&host, "containment-echo").contains(&"cleanup ran after turn -1".to_string()),
+        "after {how}"
+    );
     host
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn calls_pending_when_a_plugin_is_stopped_reloaded_or_shut_down_fail_instead_of_hanging() {
     let host = pending_calls_fail_when("stop").await;
-    assert_eq!(host.plugin("containment-echo").unwrap().status, PluginStatus::Disabled);
+    assert_eq!(
+        host.plugin("containment-echo").unwrap().status,
+        PluginStatus::Disabled
+    );
 
     let host = pending_calls_fail_when("reload").await;
-    let out = open(&host, open_with(json!({}), json!({ "MARKER": "fresh" }))).await.unwrap();
-    assert_eq!((&out["env"]["RESULT"], &out["env"]["OPENS"]), (&json!("fresh"), &json!("1")));
+    let out = open(&host, open_with(json!({}), json!({ "MARKER": "fresh" })))
+        .await
+        .unwrap();
+    assert_eq!(
+        (&out["env"]["RESULT"], &out["env"]["OPENS"]),
+        (&json!("fresh"), &json!("1"))
+    );
     host.shutdown().await;
 
     pending_calls_fail_when("shutdown").await;
@@ -228,22 +313,41 @@ async fn calls_pending_when_a_plugin_is_stopped_reloaded_or_shut_down_fail_inste
 // with calls pending inside it is the case tested here.
 #[tokio::test(flavor = "multi_thread")]
 async fn calls_pending_in_a_plugin_whose_isolate_dies_fail_with_the_reason() {
-    const REASON: &str = "Plugin containment-heap exceeded its heap limit of 32 MiB and was stopped";
-    let host = Arc::new(host_with(Limits { heap_bytes: 32 * MIB, ..limits(30_000) }));
+    const REASON: &str =
+        "Plugin containment-heap exceeded its heap limit of 32 MiB and was stopped";
+    let host = Arc::new(host_with(Limits {
+        heap_bytes: 32 * MIB,
+        ..limits(30_000)
+    }));
     load_all(&host, &["containment-heap", "containment-other"]).await;
     // All three wait 200 ms inside the plugin; the first to wake bombs, the other two are pending.
     let calls: Vec<_> = (0..3)
         .map(|_| {
             let host = host.clone();
-            tokio::spawn(async move { open(&host, open_with(json!({ "delay": "200", "kind": "objects" }), json!({}))).await })
+            tokio::spawn(async move {
+                open(
+                    &host,
+                    open_with(json!({ "delay": "200", "kind": "objects" }), json!({})),
+                )
+                .await
+            })
         })
         .collect();
     for call in calls {
-        let outcome = tokio::time::timeout(Duration::from_secs(20), call).await.expect("a pending call hung").unwrap();
-        assert_eq!(outcome.unwrap_err(), format!("Plugin containment-heap agent.open.before failed: {REASON}"));
+        let outcome = tokio::time::timeout(Duration::from_secs(20), call)
+            .await
+            .expect("a pending call hung")
+            .unwrap();
+        assert_eq!(
+            outcome.unwrap_err(),
+            format!("Plugin containment-heap agent.open.before failed: {REASON}")
+        );
     }
     let info = host.plugin("containment-heap").unwrap();
-    assert_eq!((info.status, info.error.as_deref()), (PluginStatus::Failed, Some(REASON)));
+    assert_eq!(
+        (info.status, info.error.as_deref()),
+        (PluginStatus::Failed, Some(REASON))
+    );
     // The dead plugin is skipped from now on; its neighbour never noticed.
     assert_eq!(open(&host, open_request()).await.unwrap(), open_request());
     assert_eq!(create(&host).await.unwrap()["config"]["title"], "other 1");
@@ -279,7 +383,9 @@ fn reload_under_load_loses_nothing_misroutes_nothing_and_leaks_no_threads() {
     let warm_up = runtime();
     warm_up.block_on(async {
         let host = host_with(Limits::default());
-        host.load_with(&fixture("containment-echo"), Some("reloader"), None).await.unwrap();
+        host.load_with(&fixture("containment-echo"), Some("reloader"), None)
+            .await
+            .unwrap();
         host.shutdown().await;
     });
     warm_up.shutdown_timeout(Duration::from_secs(5));
@@ -288,12 +394,21 @@ fn reload_under_load_loses_nothing_misroutes_nothing_and_leaks_no_threads() {
 
     let rt = runtime();
     rt.block_on(async {
-        tokio::time::timeout(Duration::from_secs(60), reload_storm()).await.expect("deadlock: the storm did not finish in 60 s")
+        tokio::time::timeout(Duration::from_secs(60), reload_storm())
+            .await
+            .expect("deadlock: the storm did not finish in 60 s")
     });
     // Joins the runtime's workers and its blocking pool (where stopped isolates are joined).
     rt.shutdown_timeout(Duration::from_secs(5));
-    assert!(settle(|| threads() == before), "threads before: {before:?}\nthreads after: {:?}", threads());
-    println!("threads: {} before the runtime started, the same after it stopped", before.len());
+    assert!(
+        settle(|| threads() == before),
+        "threads before: {before:?}\nthreads after: {:?}",
+        threads()
+    );
+    println!(
+        "threads: {} before the runtime started, the same after it stopped",
+        before.len()
+    );
 }
 
 async fn reload_storm() {
@@ -301,10 +416,18 @@ async fn reload_storm() {
     let log: Arc<Mutex<Vec<String>>> = Arc::default();
     let listener = {
         let log = log.clone();
-        Arc::new(move |_: &str, entry: &paseo_plugin_runtime::LogEntry| log.lock().unwrap().push(entry.message.clone()))
+        Arc::new(move |_: &str, entry: &paseo_plugin_runtime::LogEntry| {
+            log.lock().unwrap().push(entry.message.clone())
+        })
     };
-    let host = Arc::new(PluginHost::new(HostOptions { limits: limits(5_000), log_listener: Some(listener), ..HostOptions::default() }));
-    host.load_with(&fixture("containment-echo"), Some("reloader"), None).await.unwrap();
+    let host = Arc::new(PluginHost::new(HostOptions {
+        limits: limits(5_000),
+        log_listener: Some(listener),
+        ..HostOptions::default()
+    }));
+    host.load_with(&fixture("containment-echo"), Some("reloader"), None)
+        .await
+        .unwrap();
     let stop = Arc::new(AtomicBool::new(false));
 
     // About 1,000 notifications a second, paced against the clock; the turn ID numbers them.
@@ -370,19 +493,38 @@ async fn reload_storm() {
     let mut total = Tally::default();
     for caller in callers {
         let t = caller.await.unwrap();
-        (total.echoed, total.skipped, total.stopped) = (total.echoed + t.echoed, total.skipped + t.skipped, total.stopped + t.stopped);
+        (total.echoed, total.skipped, total.stopped) = (
+            total.echoed + t.echoed,
+            total.skipped + t.skipped,
+            total.stopped + t.stopped,
+        );
     }
     let rate = sent as f64 / took.as_secs_f64();
-    println!("reload storm: {sent} notifications in {took:?} ({rate:.0}/s); waiting hooks: {total:?}");
+    println!(
+        "reload storm: {sent} notifications in {took:?} ({rate:.0}/s); waiting hooks: {total:?}"
+    );
     assert!(rate > 900.0, "only {rate:.0} notifications a second");
     assert!(total.echoed > 100, "{total:?}");
-    assert_eq!((total.skipped, total.stopped), (0, 0), "waiting-hook results lost during reloads: {total:?}");
+    assert_eq!(
+        (total.skipped, total.stopped),
+        (0, 0),
+        "waiting-hook results lost during reloads: {total:?}"
+    );
 
     // Ten reloads left one isolate: its actor thread and its watchdog.
-    assert!(settle(|| reloader_threads() == 2), "plugin threads: {:?}", threads());
-    let out = open(&host, open_with(json!({}), json!({ "MARKER": "last" }))).await.unwrap();
+    assert!(
+        settle(|| reloader_threads() == 2),
+        "plugin threads: {:?}",
+        threads()
+    );
+    let out = open(&host, open_with(json!({}), json!({ "MARKER": "last" })))
+        .await
+        .unwrap();
     assert_eq!(out["env"]["RESULT"], "last");
-    assert_eq!(host.plugin("reloader").unwrap().status, PluginStatus::Running);
+    assert_eq!(
+        host.plugin("reloader").unwrap().status,
+        PluginStatus::Running
+    );
 
     // Shutdown drains the notifications still queued. Each isolate saw them in emission order,
     // and each new isolate took up where the previous one stopped: notifications emitted during
@@ -392,7 +534,11 @@ async fn reload_storm() {
     let mut next_turn = 0u64;
     for line in log.lock().unwrap().drain(..) {
         if let Some(first) = line.strip_prefix("first turn ") {
-            assert_eq!(first.parse::<u64>().unwrap(), next_turn, "a reload lost or replayed notifications");
+            assert_eq!(
+                first.parse::<u64>().unwrap(),
+                next_turn,
+                "a reload lost or replayed notifications"
+            );
         } else if let Some(last) = line.strip_prefix("cleanup ran after turn ") {
             next_turn = last.parse::<i64>().unwrap() as u64 + 1;
             *lines.entry("cleanup ran".into()).or_default() += 1;
@@ -400,7 +546,12 @@ async fn reload_storm() {
             *lines.entry(line).or_default() += 1;
         }
     }
-    assert_eq!(next_turn, sent, "the last isolate stopped after turn {}, of {sent} sent", next_turn as i64 - 1);
+    assert_eq!(
+        next_turn,
+        sent,
+        "the last isolate stopped after turn {}, of {sent} sent",
+        next_turn as i64 - 1
+    );
     let expected: BTreeMap<String, usize> = [
         ("[paseo] Loading plugin", 11),
         ("[paseo] Plugin ready", 11),
@@ -412,18 +563,26 @@ async fn reload_storm() {
     .map(|(l, n)| (l.to_string(), n))
     .collect();
     assert_eq!(lines, expected);
-    assert!(settle(|| reloader_threads() == 0), "plugin threads after shutdown: {:?}", threads());
+    assert!(
+        settle(|| reloader_threads() == 0),
+        "plugin threads after shutdown: {:?}",
+        threads()
+    );
 }
 
 /// `agent.open.before` of `containment-buffers` with these labels; returns what it put in `env`.
 async fn buffers(host: &PluginHost, labels: Value) -> Value {
-    let out = open(host, open_with(labels.clone(), json!({}))).await.unwrap_or_else(|e| panic!("{labels}: {e}"));
+    let out = open(host, open_with(labels.clone(), json!({})))
+        .await
+        .unwrap_or_else(|e| panic!("{labels}: {e}"));
     out["env"].clone()
 }
 
 /// Splits `<prefix><number><suffix>` into the number, checking prefix and suffix.
 fn number_between(text: &str, prefix: &str, suffix: &str) -> u64 {
-    let rest = text.strip_prefix(prefix).unwrap_or_else(|| panic!("{text:?} does not start with {prefix:?}"));
+    let rest = text
+        .strip_prefix(prefix)
+        .unwrap_or_else(|| panic!("{text:?} does not start with {prefix:?}"));
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     assert_eq!(&rest[digits.len()..], suffix, "in {text:?}");
     digits.parse().unwrap()
@@ -433,14 +592,29 @@ fn number_between(text: &str, prefix: &str, suffix: &str) -> u64 {
 async fn buffers_host() -> PluginHost {
     let host = host_with(limits(20_000));
     load_all(&host, &["containment-other"]).await;
-    host.load_with(&fixture("containment-buffers"), None, Some(Limits { heap_bytes: 32 * MIB, ..limits(20_000) })).await.unwrap();
+    host.load_with(
+        &fixture("containment-buffers"),
+        None,
+        Some(Limits {
+            heap_bytes: 32 * MIB,
+            ..limits(20_000)
+        }),
+    )
+    .await
+    .unwrap();
     host
 }
 
 /// The plugin, its neighbour and the host are all still fine, and the plugin answered `calls` calls.
 async fn buffers_plugin_carries_on(host: &PluginHost, calls: usize) {
-    assert_eq!(buffers(host, json!({ "kind": "ok" })).await["CALLS"], (calls + 1).to_string());
-    assert_eq!(host.plugin("containment-buffers").unwrap().status, PluginStatus::Running);
+    assert_eq!(
+        buffers(host, json!({ "kind": "ok" })).await["CALLS"],
+        (calls + 1).to_string()
+    );
+    assert_eq!(
+        host.plugin("containment-buffers").unwrap().status,
+        PluginStatus::Running
+    );
     assert_eq!(create(host).await.unwrap()["config"]["title"], "other 1");
 }
 
@@ -458,14 +632,32 @@ fn reads_past_the_heap_room_fail_as_file_too_large_in_the_plugin_while_reading()
     let dir = tempfile::tempdir().unwrap();
     // Sparse: 200 MB that cost no disk.
     let (big, medium) = (dir.path().join("big"), dir.path().join("medium"));
-    std::fs::File::create(&big).unwrap().set_len(200_000_000).unwrap();
-    std::fs::File::create(&medium).unwrap().set_len(5_000_000).unwrap();
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(200_000_000)
+        .unwrap();
+    std::fs::File::create(&medium)
+        .unwrap()
+        .set_len(5_000_000)
+        .unwrap();
     runtime().block_on(async {
         let host = buffers_host().await;
         let path = big.to_str().unwrap();
-        for (kind, share) in [("read", "the "), ("read-promise", "the "), ("read-text", "a third of the ")] {
+        for (kind, share) in [
+            ("read", "the "),
+            ("read-promise", "the "),
+            ("read-text", "a third of the "),
+        ] {
             let env = buffers(&host, json!({ "kind": kind, "path": path })).await;
-            assert_eq!((&env["OUTCOME"], &env["NAME"], &env["CODE"]), (&json!("error"), &json!("RangeError"), &json!("ERR_FS_FILE_TOO_LARGE")), "{kind}: {env}");
+            assert_eq!(
+                (&env["OUTCOME"], &env["NAME"], &env["CODE"]),
+                (
+                    &json!("error"),
+                    &json!("RangeError"),
+                    &json!("ERR_FS_FILE_TOO_LARGE")
+                ),
+                "{kind}: {env}"
+            );
             let prefix = format!("File size (200000000) is greater than {share}");
             let room = number_between(env["MESSAGE"].as_str().unwrap(), &prefix, SUFFIX);
             assert!(room > 0 && room < 32 * MIB as u64, "{kind}: {env}");
@@ -475,18 +667,41 @@ fn reads_past_the_heap_room_fail_as_file_too_large_in_the_plugin_while_reading()
         let rss_before = status_kib("VmRSS");
         let env = buffers(&host, json!({ "kind": "read", "path": "/dev/zero" })).await;
         let growth = status_kib("VmHWM").saturating_sub(rss_before) * 1024;
-        println!("readFileSync(/dev/zero): resident peak grew by {} KiB", growth / 1024);
-        assert_eq!((&env["NAME"], &env["CODE"]), (&json!("RangeError"), &json!("ERR_FS_FILE_TOO_LARGE")), "{env}");
+        println!(
+            "readFileSync(/dev/zero): resident peak grew by {} KiB",
+            growth / 1024
+        );
+        assert_eq!(
+            (&env["NAME"], &env["CODE"]),
+            (&json!("RangeError"), &json!("ERR_FS_FILE_TOO_LARGE")),
+            "{env}"
+        );
         let message = env["MESSAGE"].as_str().unwrap();
-        let (read, room) = message.strip_prefix("File size (at least ").unwrap().split_once(") is greater than the ").unwrap();
+        let (read, room) = message
+            .strip_prefix("File size (at least ")
+            .unwrap()
+            .split_once(") is greater than the ")
+            .unwrap();
         let room = number_between(room, "", SUFFIX);
         assert_eq!(read.parse::<u64>().unwrap(), room + 1, "{message}");
         // The bytes read (at most the 32 MiB cap, in a growing buffer) and nothing more.
-        assert!(growth < 4 * 32 * MIB as u64, "resident peak grew by {} KiB", growth / 1024);
+        assert!(
+            growth < 4 * 32 * MIB as u64,
+            "resident peak grew by {} KiB",
+            growth / 1024
+        );
 
         // What fits is read as before, past the size read without measuring too.
-        let env = buffers(&host, json!({ "kind": "read", "path": medium.to_str().unwrap() })).await;
-        assert_eq!((&env["OUTCOME"], &env["LENGTH"]), (&json!("ok"), &json!("5000000")), "{env}");
+        let env = buffers(
+            &host,
+            json!({ "kind": "read", "path": medium.to_str().unwrap() }),
+        )
+        .await;
+        assert_eq!(
+            (&env["OUTCOME"], &env["LENGTH"]),
+            (&json!("ok"), &json!("5000000")),
+            "{env}"
+        );
         buffers_plugin_carries_on(&host, 5).await;
         host.shutdown().await;
     });
@@ -505,38 +720,96 @@ fn child_output_past_max_buffer_or_the_heap_room_fails_and_kills_the_child() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("finished");
     // The shell writes the marker only if it outlives its output.
-    let command = format!("head -c 5000000 /dev/zero; echo finished > {}", marker.display());
+    let command = format!(
+        "head -c 5000000 /dev/zero; echo finished > {}",
+        marker.display()
+    );
     runtime().block_on(async {
         let host = buffers_host().await;
         let env = buffers(&host, json!({ "kind": "exec-sync", "command": command })).await;
-        assert_eq!((&env["CODE"], &env["MESSAGE"], &env["SIGNAL"]), (&json!("ENOBUFS"), &json!("spawnSync /bin/sh ENOBUFS"), &json!("SIGTERM")), "{env}");
+        assert_eq!(
+            (&env["CODE"], &env["MESSAGE"], &env["SIGNAL"]),
+            (
+                &json!("ENOBUFS"),
+                &json!("spawnSync /bin/sh ENOBUFS"),
+                &json!("SIGTERM")
+            ),
+            "{env}"
+        );
         // Node keeps the chunk that went over the default 1 MiB.
         let kept: usize = env["LENGTH"].as_str().unwrap().parse().unwrap();
         assert!(kept > 1024 * 1024 && kept < 2 * 1024 * 1024, "{env}");
         assert!(!marker.exists(), "the child ran on past maxBuffer");
 
         let env = buffers(&host, json!({ "kind": "exec-async", "command": command })).await;
-        assert_eq!((&env["NAME"], &env["CODE"], &env["MESSAGE"]), (&json!("RangeError"), &json!("ERR_CHILD_PROCESS_STDIO_MAXBUFFER"), &json!("stdout maxBuffer length exceeded")), "{env}");
+        assert_eq!(
+            (&env["NAME"], &env["CODE"], &env["MESSAGE"]),
+            (
+                &json!("RangeError"),
+                &json!("ERR_CHILD_PROCESS_STDIO_MAXBUFFER"),
+                &json!("stdout maxBuffer length exceeded")
+            ),
+            "{env}"
+        );
         assert!(!marker.exists(), "the child ran on past maxBuffer");
 
         // 40 MB would fit no 32 MiB heap: the limit is the heap's, whatever maxBuffer says.
         let flood = "head -c 40000000 /dev/zero";
-        let env = buffers(&host, json!({ "kind": "exec-sync", "command": flood, "maxBuffer": "Infinity" })).await;
-        assert_eq!((&env["CODE"], &env["SIGNAL"]), (&json!("ENOBUFS"), &json!("SIGTERM")), "{env}");
+        let env = buffers(
+            &host,
+            json!({ "kind": "exec-sync", "command": flood, "maxBuffer": "Infinity" }),
+        )
+        .await;
+        assert_eq!(
+            (&env["CODE"], &env["SIGNAL"]),
+            (&json!("ENOBUFS"), &json!("SIGTERM")),
+            "{env}"
+        );
         let message = env["MESSAGE"].as_str().unwrap();
-        let (clamp, room) = message.strip_prefix("spawnSync /bin/sh ENOBUFS (maxBuffer was clamped to ").unwrap().split_once(CLAMPED).unwrap();
-        assert_eq!(clamp.parse::<u64>().unwrap(), number_between(room, "", SUFFIX) / 4, "{message}");
+        let (clamp, room) = message
+            .strip_prefix("spawnSync /bin/sh ENOBUFS (maxBuffer was clamped to ")
+            .unwrap()
+            .split_once(CLAMPED)
+            .unwrap();
+        assert_eq!(
+            clamp.parse::<u64>().unwrap(),
+            number_between(room, "", SUFFIX) / 4,
+            "{message}"
+        );
 
-        let env = buffers(&host, json!({ "kind": "exec-async", "command": flood, "maxBuffer": "1e12" })).await;
-        assert_eq!((&env["NAME"], &env["CODE"]), (&json!("RangeError"), &json!("ERR_CHILD_PROCESS_STDIO_MAXBUFFER")), "{env}");
+        let env = buffers(
+            &host,
+            json!({ "kind": "exec-async", "command": flood, "maxBuffer": "1e12" }),
+        )
+        .await;
+        assert_eq!(
+            (&env["NAME"], &env["CODE"]),
+            (
+                &json!("RangeError"),
+                &json!("ERR_CHILD_PROCESS_STDIO_MAXBUFFER")
+            ),
+            "{env}"
+        );
         let message = env["MESSAGE"].as_str().unwrap();
-        let (clamp, room) = message.strip_prefix("stdout maxBuffer length exceeded (maxBuffer was clamped to ").unwrap().split_once(CLAMPED).unwrap();
-        assert_eq!(clamp.parse::<u64>().unwrap(), number_between(room, "", SUFFIX) / 4, "{message}");
+        let (clamp, room) = message
+            .strip_prefix("stdout maxBuffer length exceeded (maxBuffer was clamped to ")
+            .unwrap()
+            .split_once(CLAMPED)
+            .unwrap();
+        assert_eq!(
+            clamp.parse::<u64>().unwrap(),
+            number_between(room, "", SUFFIX) / 4,
+            "{message}"
+        );
 
         // A timeout past what a Duration holds panicked inside the op (and aborted); Node takes
         // any integer, so it means no timeout.
         let env = buffers(&host, json!({ "kind": "spawn-timeout" })).await;
-        assert_eq!((&env["OUTCOME"], &env["STATUS"]), (&json!("ok"), &json!("3")), "{env}");
+        assert_eq!(
+            (&env["OUTCOME"], &env["STATUS"]),
+            (&json!("ok"), &json!("3")),
+            "{env}"
+        );
         buffers_plugin_carries_on(&host, 5).await;
         host.shutdown().await;
     });
@@ -544,17 +817,26 @@ fn child_output_past_max_buffer_or_the_heap_room_fails_and_kills_the_child() {
 
 /// A host whose plugin `containment-timer` has a 100 ms turn budget and a 5 s hook deadline.
 async fn timer_host() -> Arc<PluginHost> {
-    let host = Arc::new(host_with(Limits { turn_timeout: Duration::from_millis(100), ..limits(5_000) }));
+    let host = Arc::new(host_with(Limits {
+        turn_timeout: Duration::from_millis(100),
+        ..limits(5_000)
+    }));
     load_all(&host, &["containment-timer", "containment-other"]).await;
     host
 }
 
 async fn timer_call(host: &PluginHost, mode: &str) -> Value {
-    open(host, open_with(json!({ "mode": mode }), json!({}))).await.unwrap_or_else(|e| panic!("{mode}: {e}"))["env"].clone()
+    open(host, open_with(json!({ "mode": mode }), json!({})))
+        .await
+        .unwrap_or_else(|e| panic!("{mode}: {e}"))["env"]
+        .clone()
 }
 
 fn count_lines(host: &PluginHost, line: &str) -> usize {
-    log_lines(host, "containment-timer").iter().filter(|l| *l == line).count()
+    log_lines(host, "containment-timer")
+        .iter()
+        .filter(|l| *l == line)
+        .count()
 }
 
 // A `setInterval` callback that looped forever was cut only at the hook timeout (30 s), and
@@ -563,28 +845,52 @@ fn count_lines(host: &PluginHost, line: &str) -> usize {
 #[test]
 fn a_spinning_timer_is_cut_at_the_turn_budget_and_the_next_hook_call_is_answered() {
     const TIMER: &str = "[paseo] Timer callback exceeded the 100 ms turn budget and was terminated";
-    const TURN: &str = "[paseo] An event-loop turn exceeded the 100 ms turn budget and was terminated";
+    const TURN: &str =
+        "[paseo] An event-loop turn exceeded the 100 ms turn budget and was terminated";
     runtime().block_on(async {
         let host = timer_host().await;
         assert_eq!(timer_call(&host, "interval").await["FIRES"], "0");
         // Once the callback spins, a call waits behind it and is answered once it is cut.
-        assert!(settle(|| log_lines(&host, "containment-timer").contains(&"interval fired 1".to_string())));
+        assert!(settle(
+            || log_lines(&host, "containment-timer").contains(&"interval fired 1".to_string())
+        ));
         let env = timer_call(&host, "none").await;
         assert_eq!(env["MODE"], "none");
-        assert_eq!(count_lines(&host, TIMER), 1, "{:?}", log_lines(&host, "containment-timer"));
+        assert_eq!(
+            count_lines(&host, TIMER),
+            1,
+            "{:?}",
+            log_lines(&host, "containment-timer")
+        );
         // The terminated interval is not run again.
         assert_eq!(timer_call(&host, "none").await["FIRES"], "1");
 
         // Spinning after an `await`, outside the timer callback and outside any call.
         timer_call(&host, "after-await").await;
-        assert!(settle(|| count_lines(&host, TURN) == 1), "{:?}", log_lines(&host, "containment-timer"));
+        assert!(
+            settle(|| count_lines(&host, TURN) == 1),
+            "{:?}",
+            log_lines(&host, "containment-timer")
+        );
         assert_eq!(timer_call(&host, "none").await["MODE"], "none");
 
         // 300 ms of work after an `await` inside a hook is the hook's, under its 5 s deadline.
         assert_eq!(timer_call(&host, "busy").await["MODE"], "busy");
-        assert_eq!(count_lines(&host, "[paseo] Plugin code ran past its deadline and was terminated"), 0);
-        assert_eq!((count_lines(&host, TIMER), count_lines(&host, TURN)), (1, 1));
-        assert_eq!(host.plugin("containment-timer").unwrap().status, PluginStatus::Running);
+        assert_eq!(
+            count_lines(
+                &host,
+                "[paseo] Plugin code ran past its deadline and was terminated"
+            ),
+            0
+        );
+        assert_eq!(
+            (count_lines(&host, TIMER), count_lines(&host, TURN)),
+            (1, 1)
+        );
+        assert_eq!(
+            host.plugin("containment-timer").unwrap().status,
+            PluginStatus::Running
+        );
         assert_eq!(create(&host).await.unwrap()["config"]["title"], "other 1");
         host.shutdown().await;
     });
@@ -596,21 +902,52 @@ fn a_spinning_timer_is_cut_at_the_turn_budget_and_the_next_hook_call_is_answered
 fn a_directory_listing_past_the_heap_room_fails_in_the_plugin() {
     // Symlinks with long names in memory (where there is /dev/shm): 25,000 cost 0.2 s.
     let shm = std::path::Path::new("/dev/shm");
-    let dir = if shm.is_dir() { tempfile::tempdir_in(shm) } else { tempfile::tempdir() }.unwrap();
+    let dir = if shm.is_dir() {
+        tempfile::tempdir_in(shm)
+    } else {
+        tempfile::tempdir()
+    }
+    .unwrap();
     for n in 0..25_000 {
-        std::os::unix::fs::symlink("x", dir.path().join(format!("{n:06}-{}", "x".repeat(240)))).unwrap();
+        std::os::unix::fs::symlink("x", dir.path().join(format!("{n:06}-{}", "x".repeat(240))))
+            .unwrap();
     }
     runtime().block_on(async {
         let host = host_with(limits(20_000));
         load_all(&host, &["containment-other"]).await;
-        host.load_with(&fixture("containment-buffers"), None, Some(Limits { heap_bytes: 8 * MIB, ..limits(20_000) })).await.unwrap();
-        let env = buffers(&host, json!({ "kind": "readdir", "path": dir.path().to_str().unwrap() })).await;
-        assert_eq!((&env["NAME"], &env["CODE"]), (&json!("RangeError"), &json!("ERR_FS_DIR_TOO_LARGE")), "{env}");
+        host.load_with(
+            &fixture("containment-buffers"),
+            None,
+            Some(Limits {
+                heap_bytes: 8 * MIB,
+                ..limits(20_000)
+            }),
+        )
+        .await
+        .unwrap();
+        let env = buffers(
+            &host,
+            json!({ "kind": "readdir", "path": dir.path().to_str().unwrap() }),
+        )
+        .await;
+        assert_eq!(
+            (&env["NAME"], &env["CODE"]),
+            (&json!("RangeError"), &json!("ERR_FS_DIR_TOO_LARGE")),
+            "{env}"
+        );
         let message = env["MESSAGE"].as_str().unwrap();
         let prefix = format!("The listing of '{}' (more than ", dir.path().display());
-        let (entries, room) = message.strip_prefix(&prefix).unwrap().split_once(" entries) is greater than the ").unwrap();
+        let (entries, room) = message
+            .strip_prefix(&prefix)
+            .unwrap()
+            .split_once(" entries) is greater than the ")
+            .unwrap();
         assert!(entries.parse::<u64>().unwrap() < 25_000, "{message}");
-        number_between(room, "", " bytes plugin containment-buffers may still allocate (heap cap 8 MiB)");
+        number_between(
+            room,
+            "",
+            " bytes plugin containment-buffers may still allocate (heap cap 8 MiB)",
+        );
         buffers_plugin_carries_on(&host, 1).await;
         host.shutdown().await;
     });

@@ -12,7 +12,11 @@ use serde_json::{json, Value};
 
 /// The hooks the lifecycle-logger example saw, in order (old names, as it registers them).
 fn logged_hooks(daemon: &Daemon) -> Vec<String> {
-    daemon.json_logs("lifecycle-logger").iter().map(|v| v["hook"].as_str().unwrap().to_string()).collect()
+    daemon
+        .json_logs("lifecycle-logger")
+        .iter()
+        .map(|v| v["hook"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// The hooks once `count` are in, or those there are after 10 s.
@@ -28,8 +32,26 @@ fn wait_for_hooks(daemon: &Daemon, count: usize) -> Vec<String> {
 fn git_repo(dir: &Path) -> PathBuf {
     let repo = dir.join("repo");
     std::fs::create_dir_all(&repo).unwrap();
-    for args in [&["init", "-q", "-b", "main"][..], &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"]] {
-        assert!(Command::new("git").args(args).current_dir(&repo).status().unwrap().success());
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "init",
+        ],
+    ] {
+        assert!(Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .status()
+            .unwrap()
+            .success());
     }
     repo.canonicalize().unwrap()
 }
@@ -38,19 +60,46 @@ fn git_repo(dir: &Path) -> PathBuf {
 fn every_hook_fires_at_its_point_in_the_documented_order() {
     let work = tempfile::tempdir().unwrap();
     let repo = git_repo(work.path());
-    let daemon = Daemon::start(&[example("lifecycle-logger"), example("lifecycle-actions"), example("worktree-placement")]);
+    let daemon = Daemon::start(&[
+        example("lifecycle-logger"),
+        example("lifecycle-actions"),
+        example("worktree-placement"),
+    ]);
     // The lifecycle-actions example turns this titled directory workspace into a worktree, and
     // worktree-placement puts it next to the checkout.
-    let ws = daemon.cli(&["workspace", "create", "--dir", repo.to_str().unwrap(), "--title", "Isolated lifecycle example"]);
-    let wt = work.path().canonicalize().unwrap().join("repo.lifecycle-example");
+    let ws = daemon.cli(&[
+        "workspace",
+        "create",
+        "--dir",
+        repo.to_str().unwrap(),
+        "--title",
+        "Isolated lifecycle example",
+    ]);
+    let wt = work
+        .path()
+        .canonicalize()
+        .unwrap()
+        .join("repo.lifecycle-example");
     assert_eq!(ws["cwd"], json!(wt));
     assert!(wt.join(".git").exists());
     let ws_id = ws["id"].as_str().unwrap();
-    let agent = daemon.cli(&["agent", "create", "--workspace", ws_id, "--provider", "codex", "--prompt", "run git status"]);
+    let agent = daemon.cli(&[
+        "agent",
+        "create",
+        "--workspace",
+        ws_id,
+        "--provider",
+        "codex",
+        "--prompt",
+        "run git status",
+    ]);
     let id = agent["id"].as_str().unwrap().to_string();
     assert_eq!(agent["provider"], "claude");
     assert_eq!(agent["launch"]["env"]["PASEO_AGENT_ID"], json!(id));
-    assert_eq!(agent["launch"]["env"]["PASEO_HOOK_CREATE_EXAMPLE"], "created");
+    assert_eq!(
+        agent["launch"]["env"]["PASEO_HOOK_CREATE_EXAMPLE"],
+        "created"
+    );
     assert_eq!(agent["launch"]["env"]["PASEO_HOOK_OPEN_EXAMPLE"], "opened");
     // `git status` is allowed by the plugin; the turn completes.
     let shown = daemon.cli(&["agent", "wait", &id]);
@@ -61,9 +110,18 @@ fn every_hook_fires_at_its_point_in_the_documented_order() {
     assert_eq!(
         hooks,
         [
-            "workspace.create", "workspace.created", "agent.create", "agent.session_open", "agent.created",
-            "agent.turn_started", "agent.permission_requested", "agent.permission_resolved", "agent.turn_ended",
-            "agent.closed", "agent.archived", "workspace.archived"
+            "workspace.create",
+            "workspace.created",
+            "agent.create",
+            "agent.session_open",
+            "agent.created",
+            "agent.turn_started",
+            "agent.permission_requested",
+            "agent.permission_resolved",
+            "agent.turn_ended",
+            "agent.closed",
+            "agent.archived",
+            "workspace.archived"
         ]
     );
     daemon.stop();
@@ -74,40 +132,100 @@ fn permission_policy_and_follow_up_and_tools_over_mcp() {
     let work = tempfile::tempdir().unwrap();
     let repo = git_repo(work.path());
     std::fs::write(repo.join("canary.txt"), "alive").unwrap();
-    let daemon = Daemon::start(&[example("lifecycle-actions"), example("agent-tools"), example("env-injection")]);
-    let agent = daemon.cli(&["agent", "create", "--cwd", repo.to_str().unwrap(), "--label", "notes/enabled=true"]);
+    let daemon = Daemon::start(&[
+        example("lifecycle-actions"),
+        example("agent-tools"),
+        example("env-injection"),
+    ]);
+    let agent = daemon.cli(&[
+        "agent",
+        "create",
+        "--cwd",
+        repo.to_str().unwrap(),
+        "--label",
+        "notes/enabled=true",
+    ]);
     let id = agent["id"].as_str().unwrap().to_string();
     assert_eq!(agent["launch"]["tools"], json!(["append_workspace_note"]));
-    assert!(agent["launch"]["toolsUrl"].as_str().unwrap().starts_with("http://127.0.0.1:"));
+    assert!(agent["launch"]["toolsUrl"]
+        .as_str()
+        .unwrap()
+        .starts_with("http://127.0.0.1:"));
     assert_eq!(agent["launch"]["env"]["COMPANY_ENV"], "development");
 
     daemon.cli(&["agent", "send", &id, "run rm -rf canary.txt", "--wait"]);
-    assert_eq!(std::fs::read_to_string(repo.join("canary.txt")).unwrap(), "alive");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("canary.txt")).unwrap(),
+        "alive"
+    );
     daemon.cli(&["agent", "send", &id, "credits", "--wait"]);
     // The lifecycle plugin answers "out of credits" from its agent.turn.after handler with a
     // follow-up message, which starts a turn of its own; let it finish before sending more.
     let mut shown = Value::Null;
     let retried = poll(Duration::from_secs(10), || {
         shown = daemon.cli(&["agent", "wait", &id]);
-        let retried = shown["timeline"].as_array().unwrap().iter().any(|i| i["text"] == "RETRY_OK");
+        let retried = shown["timeline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["text"] == "RETRY_OK");
         (retried && shown["status"] != "running").then_some(())
     });
     assert!(retried.is_some(), "no follow-up turn: {shown}");
-    daemon.cli(&["agent", "send", &id, "tool append_workspace_note {\"note\":\"via mcp\"}", "--wait"]);
+    daemon.cli(&[
+        "agent",
+        "send",
+        &id,
+        "tool append_workspace_note {\"note\":\"via mcp\"}",
+        "--wait",
+    ]);
     let shown = daemon.cli(&["agent", "wait", &id]);
-    let texts: Vec<String> = shown["timeline"].as_array().unwrap().iter().map(|i| format!("{}:{}", i["type"].as_str().unwrap(), i["text"].as_str().or(i["error"].as_str()).unwrap_or(""))).collect();
-    assert!(texts.contains(&"tool_call:Recursive deletion is blocked.".to_string()), "{texts:?}");
-    assert!(texts.contains(&"user_message:Try again.".to_string()), "{texts:?}");
-    assert!(texts.contains(&"assistant_message:RETRY_OK".to_string()), "{texts:?}");
-    assert_eq!(std::fs::read_to_string(repo.join("AGENT_NOTES.md")).unwrap(), "via mcp\n");
+    let texts: Vec<String> = shown["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            format!(
+                "{}:{}",
+                i["type"].as_str().unwrap(),
+                i["text"].as_str().or(i["error"].as_str()).unwrap_or("")
+            )
+        })
+        .collect();
+    assert!(
+        texts.contains(&"tool_call:Recursive deletion is blocked.".to_string()),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"user_message:Try again.".to_string()),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"assistant_message:RETRY_OK".to_string()),
+        "{texts:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join("AGENT_NOTES.md")).unwrap(),
+        "via mcp\n"
+    );
 
     // A command the policy does not cover waits for the user.
     daemon.cli(&["agent", "send", &id, "run echo hi"]);
-    let shown = daemon.wait_agent(&id, "a pending permission request", |a| a["pendingPermissions"].as_array().is_some_and(|p| !p.is_empty()));
-    let request = shown["pendingPermissions"][0]["id"].as_str().unwrap().to_string();
+    let shown = daemon.wait_agent(&id, "a pending permission request", |a| {
+        a["pendingPermissions"]
+            .as_array()
+            .is_some_and(|p| !p.is_empty())
+    });
+    let request = shown["pendingPermissions"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     daemon.cli(&["permission", "respond", &id, &request, "allow"]);
     let shown = daemon.cli(&["agent", "wait", &id]);
-    assert_eq!(shown["timeline"].as_array().unwrap().last().unwrap()["detail"]["output"], "hi\n");
+    assert_eq!(
+        shown["timeline"].as_array().unwrap().last().unwrap()["detail"]["output"],
+        "hi\n"
+    );
     daemon.stop();
 }
 
@@ -116,14 +234,25 @@ fn restart_resumes_agents_and_reload_picks_up_edited_source() {
     let work = tempfile::tempdir().unwrap();
     let plugin = work.path().join("edit-me");
     std::fs::create_dir_all(&plugin).unwrap();
-    std::fs::write(plugin.join("paseo-plugin.json"), r#"{ "id": "edit-me", "requirements": { "paseo": ">=0.14.0" } }"#).unwrap();
+    std::fs::write(
+        plugin.join("paseo-plugin.json"),
+        r#"{ "id": "edit-me", "requirements": { "paseo": ">=0.14.0" } }"#,
+    )
+    .unwrap();
     let write = |v: &str| {
         std::fs::write(plugin.join("index.server.ts"), format!("export default function (s: any) {{ s.addHook(\"agent.open.before\", async ({{ request }}: any) => ({{ ...request, env: {{ ...request.env, V: \"{v}\" }} }})); return () => {{}}; }}")).unwrap();
     };
     write("one");
     let daemon = Daemon::start(&[]);
     daemon.cli(&["plugin", "install", plugin.to_str().unwrap()]);
-    let agent = daemon.cli(&["agent", "create", "--cwd", work.path().to_str().unwrap(), "--env", "FIRST=only-on-create"]);
+    let agent = daemon.cli(&[
+        "agent",
+        "create",
+        "--cwd",
+        work.path().to_str().unwrap(),
+        "--env",
+        "FIRST=only-on-create",
+    ]);
     let id = agent["id"].as_str().unwrap().to_string();
     assert_eq!(agent["launch"]["env"]["V"], "one");
     assert_eq!(agent["launch"]["env"]["FIRST"], "only-on-create");
@@ -134,15 +263,27 @@ fn restart_resumes_agents_and_reload_picks_up_edited_source() {
     daemon.cli(&["agent", "send", &id, "env V", "--wait"]);
     let shown = daemon.cli(&["agent", "show", &id]);
     assert_eq!(shown["launch"]["reason"], "refresh");
-    assert_eq!(shown["timeline"].as_array().unwrap().last().unwrap()["text"], "V=two");
+    assert_eq!(
+        shown["timeline"].as_array().unwrap().last().unwrap()["text"],
+        "V=two"
+    );
     let daemon = daemon.restart();
     let shown = daemon.cli(&["agent", "show", &id]);
     assert_eq!(shown["launch"]["reason"], "resume");
     assert_eq!(shown["launch"]["env"]["V"], "two");
-    assert!(shown["launch"]["env"].get("FIRST").is_none(), "create-time env is not persisted");
-    assert_eq!(daemon.cli_err(&["plugin", "reload", "nope"]), "Plugin is not configured: nope");
+    assert!(
+        shown["launch"]["env"].get("FIRST").is_none(),
+        "create-time env is not persisted"
+    );
+    assert_eq!(
+        daemon.cli_err(&["plugin", "reload", "nope"]),
+        "Plugin is not configured: nope"
+    );
     daemon.cli(&["plugin", "disable", "edit-me"]);
-    assert_eq!(daemon.cli_err(&["plugin", "reload", "edit-me"]), "Plugin is disabled: edit-me");
+    assert_eq!(
+        daemon.cli_err(&["plugin", "reload", "edit-me"]),
+        "Plugin is disabled: edit-me"
+    );
     assert_eq!(daemon.cli(&["plugin", "ls"])[0]["status"], "disabled");
     daemon.stop();
 }
@@ -153,14 +294,32 @@ fn a_failing_worktree_create_after_leaves_no_worktree() {
     let repo = git_repo(work.path());
     let plugin = work.path().join("setup-fails");
     std::fs::create_dir_all(&plugin).unwrap();
-    std::fs::write(plugin.join("paseo-plugin.json"), r#"{ "id": "setup-fails", "requirements": { "paseo": ">=0.14.0" } }"#).unwrap();
+    std::fs::write(
+        plugin.join("paseo-plugin.json"),
+        r#"{ "id": "setup-fails", "requirements": { "paseo": ">=0.14.0" } }"#,
+    )
+    .unwrap();
     std::fs::write(plugin.join("index.server.ts"), r#"export default function (s: any) { s.addHook("worktree.create.after", async () => { throw new Error("setup failed"); }); return () => {}; }"#).unwrap();
     let daemon = Daemon::start(&[example("worktree-placement")]);
     daemon.cli(&["plugin", "install", plugin.to_str().unwrap()]);
-    let err = daemon.cli_err(&["workspace", "create", "--dir", repo.to_str().unwrap(), "--worktree", "feature/x"]);
-    assert_eq!(err, "Plugin setup-fails worktree.create.after failed: setup failed");
+    let err = daemon.cli_err(&[
+        "workspace",
+        "create",
+        "--dir",
+        repo.to_str().unwrap(),
+        "--worktree",
+        "feature/x",
+    ]);
+    assert_eq!(
+        err,
+        "Plugin setup-fails worktree.create.after failed: setup failed"
+    );
     assert!(!work.path().join("repo.feature-x").exists());
-    let branches = Command::new("git").args(["branch", "--list", "feature/x"]).current_dir(&repo).output().unwrap();
+    let branches = Command::new("git")
+        .args(["branch", "--list", "feature/x"])
+        .current_dir(&repo)
+        .output()
+        .unwrap();
     assert!(branches.stdout.is_empty(), "the branch is removed too");
     assert_eq!(daemon.cli(&["workspace", "ls"]), json!([]));
     daemon.stop();
@@ -168,9 +327,16 @@ fn a_failing_worktree_create_after_leaves_no_worktree() {
 
 #[test]
 fn the_demo_shows_every_capability() {
-    let out = Command::new(env!("CARGO_BIN_EXE_paseo")).arg("demo").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_paseo"))
+        .arg("demo")
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for expected in [
         "git worktree add",
         "agent.create.before → provider claude",
@@ -195,30 +361,59 @@ fn install_runs_build_commands_with_progress_and_rejects_failures() {
     let plugin = work.path().join("builds");
     std::fs::create_dir_all(&plugin).unwrap();
     std::fs::write(plugin.join("paseo-plugin.json"), r#"{ "id": "builds", "requirements": { "paseo": ">=0.14.0" }, "build": [["touch", "built.txt"], ["true"]] }"#).unwrap();
-    std::fs::write(plugin.join("index.server.ts"), "export default function () { return () => {}; }").unwrap();
+    std::fs::write(
+        plugin.join("index.server.ts"),
+        "export default function () { return () => {}; }",
+    )
+    .unwrap();
     let daemon = Daemon::start(&[]);
-    let (value, stderr) = daemon.cli_raw(&["plugin", "install", plugin.to_str().unwrap(), "--json"]);
+    let (value, stderr) =
+        daemon.cli_raw(&["plugin", "install", plugin.to_str().unwrap(), "--json"]);
     assert_eq!(value.unwrap(), json!({ "id": "builds" }));
     assert!(plugin.join("built.txt").exists());
-    assert!(stderr.contains("building builds [1/2]: touch built.txt"), "{stderr}");
+    assert!(
+        stderr.contains("building builds [1/2]: touch built.txt"),
+        "{stderr}"
+    );
     assert!(stderr.contains("Trusting plugin code: server code and preparation commands run unsandboxed on the daemon host"), "{stderr}");
 
     let broken = work.path().join("broken");
     std::fs::create_dir_all(&broken).unwrap();
-    std::fs::write(broken.join("paseo-plugin.json"), r#"{ "id": "broken", "requirements": { "paseo": ">=0.14.0" }, "build": [["false"]] }"#).unwrap();
-    std::fs::write(broken.join("index.server.ts"), "export default function () { return () => {}; }").unwrap();
+    std::fs::write(
+        broken.join("paseo-plugin.json"),
+        r#"{ "id": "broken", "requirements": { "paseo": ">=0.14.0" }, "build": [["false"]] }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        broken.join("index.server.ts"),
+        "export default function () { return () => {}; }",
+    )
+    .unwrap();
     let err = daemon.cli_err(&["plugin", "install", broken.to_str().unwrap()]);
     assert!(err.starts_with("Build command false failed"), "{err}");
     let old = work.path().join("old");
     std::fs::create_dir_all(&old).unwrap();
-    std::fs::write(old.join("paseo-plugin.json"), r#"{ "id": "old", "requirements": { "paseo": ">=0.99.0" } }"#).unwrap();
+    std::fs::write(
+        old.join("paseo-plugin.json"),
+        r#"{ "id": "old", "requirements": { "paseo": ">=0.99.0" } }"#,
+    )
+    .unwrap();
     assert_eq!(
         daemon.cli_err(&["plugin", "install", old.to_str().unwrap()]),
         "Plugin \"old\" requires Paseo >=0.99.0. Your daemon is 0.14.0. Use a compatible plugin version or update the daemon."
     );
-    let ids: Vec<Value> = daemon.cli(&["plugin", "ls"]).as_array().unwrap().iter().map(|r| r["id"].clone()).collect();
+    let ids: Vec<Value> = daemon
+        .cli(&["plugin", "ls"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].clone())
+        .collect();
     assert_eq!(ids, [json!("builds")]);
-    assert_eq!(daemon.cli_err(&["plugin", "remove", "nope"]), "Plugin is not configured: nope");
+    assert_eq!(
+        daemon.cli_err(&["plugin", "remove", "nope"]),
+        "Plugin is not configured: nope"
+    );
     daemon.stop();
 }
 
@@ -231,10 +426,22 @@ fn cancelling_a_turn_reports_a_canceled_outcome() {
     daemon.cli(&["agent", "send", &id, "sleep 60000"]);
     let shown = daemon.cli(&["agent", "cancel", &id]);
     assert_eq!(shown["status"], "idle");
-    assert_eq!(daemon.cli_err(&["agent", "cancel", &id]), format!("Agent {id} has no turn running"));
-    let logs = daemon.wait_logs("lifecycle-logger", "the canceled turn's end", |l| l.iter().any(|v| v["hook"] == "agent.turn_ended"));
-    let outcome = logs.iter().find(|v| v["hook"] == "agent.turn_ended").unwrap()["payload"]["outcome"].clone();
-    assert_eq!(outcome, json!({ "kind": "canceled", "reason": "Canceled by the user" }));
+    assert_eq!(
+        daemon.cli_err(&["agent", "cancel", &id]),
+        format!("Agent {id} has no turn running")
+    );
+    let logs = daemon.wait_logs("lifecycle-logger", "the canceled turn's end", |l| {
+        l.iter().any(|v| v["hook"] == "agent.turn_ended")
+    });
+    let outcome = logs
+        .iter()
+        .find(|v| v["hook"] == "agent.turn_ended")
+        .unwrap()["payload"]["outcome"]
+        .clone();
+    assert_eq!(
+        outcome,
+        json!({ "kind": "canceled", "reason": "Canceled by the user" })
+    );
     daemon.stop();
 }
 
@@ -270,7 +477,13 @@ fn a_second_daemon_on_the_same_home_stops_before_loading_anything() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     let pid = daemon.pid();
-    assert_eq!(stderr.trim(), format!("paseo: A Paseo daemon is already running for {} (pid {pid})", daemon.home().display()));
+    assert_eq!(
+        stderr.trim(),
+        format!(
+            "paseo: A Paseo daemon is already running for {} (pid {pid})",
+            daemon.home().display()
+        )
+    );
     assert!(!seen.exists(), "the second daemon resumed the agent");
     // The first daemon keeps its socket and its plugin.
     assert_eq!(daemon.cli(&["plugin", "ls"])[0]["status"], "running");
@@ -283,16 +496,32 @@ fn plugin_ids_are_checked_wherever_they_enter() {
     std::fs::create_dir_all(&victim).unwrap();
     // Plugins globally off: install only writes the config, the path the probe used.
     let home = tempfile::tempdir().unwrap();
-    std::fs::write(home.path().join("config.json"), r#"{ "pluginsEnabled": false }"#).unwrap();
+    std::fs::write(
+        home.path().join("config.json"),
+        r#"{ "pluginsEnabled": false }"#,
+    )
+    .unwrap();
     let daemon = Daemon::start_in(home);
     let plugin = fixture("notify");
-    let traversal = daemon.cli_err(&["plugin", "install", plugin.to_str().unwrap(), "--id", "../../victim"]);
+    let traversal = daemon.cli_err(&[
+        "plugin",
+        "install",
+        plugin.to_str().unwrap(),
+        "--id",
+        "../../victim",
+    ]);
     assert_eq!(traversal, "Invalid plugin ID \"../../victim\": it must start with a lowercase letter, contain only lowercase letters, digits and hyphens, and be at most 64 characters");
     let long = "a".repeat(5000);
     let too_long = daemon.cli_err(&["plugin", "install", plugin.to_str().unwrap(), "--id", &long]);
-    assert!(too_long.starts_with(&format!("Invalid plugin ID \"{}…\"", "a".repeat(80))), "{too_long}");
+    assert!(
+        too_long.starts_with(&format!("Invalid plugin ID \"{}…\"", "a".repeat(80))),
+        "{too_long}"
+    );
     let removed = daemon.cli_err(&["plugin", "remove", "../../victim"]);
-    assert!(removed.starts_with("Invalid plugin ID \"../../victim\""), "{removed}");
+    assert!(
+        removed.starts_with("Invalid plugin ID \"../../victim\""),
+        "{removed}"
+    );
     assert!(victim.exists());
     assert_eq!(daemon.cli(&["plugin", "ls"]), json!([]));
     daemon.stop();
@@ -303,7 +532,10 @@ fn plugin_ids_are_checked_wherever_they_enter() {
     std::fs::write(home.path().join("config.json"), config.to_string()).unwrap();
     let daemon = Daemon::start_in(home);
     let removed = daemon.cli_err(&["plugin", "remove", "../victim"]);
-    assert!(removed.starts_with("Invalid plugin ID \"../victim\""), "{removed}");
+    assert!(
+        removed.starts_with("Invalid plugin ID \"../victim\""),
+        "{removed}"
+    );
     assert!(victim.exists());
 }
 
@@ -312,15 +544,36 @@ fn the_control_socket_says_what_is_wrong_with_a_request_and_bounds_lines() {
     let daemon = Daemon::start(&[]);
     let home = daemon.home();
     let garbage = raw_request(home, b"\x01garbage\n");
-    assert!(garbage["error"].as_str().unwrap().starts_with("Invalid request: not JSON (expected value at line 1 column 1)"), "{garbage}");
+    assert!(
+        garbage["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Invalid request: not JSON (expected value at line 1 column 1)"),
+        "{garbage}"
+    );
     let truncated = raw_request(home, b"{\"method\": \"plugin.ls\", \"par\n");
-    assert!(truncated["error"].as_str().unwrap().starts_with("Invalid request: not JSON (EOF while parsing"), "{truncated}");
-    assert_eq!(raw_request(home, b"{}\n")["error"], "Invalid request: \"method\" must be a string naming a daemon method");
-    assert_eq!(raw_request(home, b"{\"method\": \"nope\"}\n")["error"], "Unknown daemon method: nope");
+    assert!(
+        truncated["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Invalid request: not JSON (EOF while parsing"),
+        "{truncated}"
+    );
+    assert_eq!(
+        raw_request(home, b"{}\n")["error"],
+        "Invalid request: \"method\" must be a string naming a daemon method"
+    );
+    assert_eq!(
+        raw_request(home, b"{\"method\": \"nope\"}\n")["error"],
+        "Unknown daemon method: nope"
+    );
     // A line past the limit is refused as soon as it passes it, not buffered whole.
     let mut long = b"{\"method\": \"agent.send\", \"params\": {\"text\": \"".to_vec();
     long.resize(5 * 1024 * 1024, b'x');
-    assert_eq!(raw_request(home, &long)["error"], "Invalid request: the line exceeds 4194304 bytes, the control socket's limit");
+    assert_eq!(
+        raw_request(home, &long)["error"],
+        "Invalid request: the line exceeds 4194304 bytes, the control socket's limit"
+    );
     // The daemon is still fine.
     assert_eq!(daemon.cli(&["plugin", "ls"]), json!([]));
 }
@@ -334,7 +587,10 @@ fn idle_control_connections_are_closed_and_capped() {
     let idle: Vec<_> = (0..128).map(|_| sock(home)).collect();
     std::thread::sleep(Duration::from_millis(300));
     let over = raw_request(home, b"");
-    assert_eq!(over["error"], "The daemon is serving 128 control connections already; try again");
+    assert_eq!(
+        over["error"],
+        "The daemon is serving 128 control connections already; try again"
+    );
     // …until the idle timeout (10 s) closes them: each reads EOF, and the owner gets in again.
     let started = Instant::now();
     for mut s in idle {
@@ -350,7 +606,10 @@ fn out_of_descriptors_the_accept_loop_backs_off_instead_of_spinning() {
     // SAFETY: setrlimit is async-signal-safe; soft = hard, so the daemon cannot raise it.
     let launch = unsafe {
         Launch::new().pre_exec(|| {
-            let limit = libc::rlimit { rlim_cur: 96, rlim_max: 96 };
+            let limit = libc::rlimit {
+                rlim_cur: 96,
+                rlim_max: 96,
+            };
             if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -361,11 +620,20 @@ fn out_of_descriptors_the_accept_loop_backs_off_instead_of_spinning() {
     let pid = daemon.pid();
     // More connections than the daemon has descriptors: the kernel queues them in the backlog,
     // and every accept fails with EMFILE.
-    let held: Vec<_> = (0..200).filter_map(|_| std::os::unix::net::UnixStream::connect(daemon.home().join("daemon.sock")).ok()).collect();
+    let held: Vec<_> = (0..200)
+        .filter_map(|_| {
+            std::os::unix::net::UnixStream::connect(daemon.home().join("daemon.sock")).ok()
+        })
+        .collect();
     assert!(held.len() > 100);
     let cpu = |pid: u32| -> u64 {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-        let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
         fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
     };
     std::thread::sleep(Duration::from_millis(500));
@@ -373,9 +641,15 @@ fn out_of_descriptors_the_accept_loop_backs_off_instead_of_spinning() {
     std::thread::sleep(Duration::from_secs(2));
     let used = (cpu(pid) - ticks) as f64 / 100.0 / wall.elapsed().as_secs_f64();
     // A spinning accept loop uses a whole core (the probe measured 99 %).
-    assert!(used < 0.5, "the daemon used {:.0} % of a core while out of descriptors", used * 100.0);
+    assert!(
+        used < 0.5,
+        "the daemon used {:.0} % of a core while out of descriptors",
+        used * 100.0
+    );
     drop(held);
-    let recovered = poll(Duration::from_secs(30), || daemon.cli_raw(&["plugin", "ls", "--json"]).0);
+    let recovered = poll(Duration::from_secs(30), || {
+        daemon.cli_raw(&["plugin", "ls", "--json"]).0
+    });
     assert!(recovered.is_some(), "the daemon did not recover");
 }
 
@@ -392,13 +666,29 @@ fn another_user_is_refused_on_the_control_socket_even_through_a_loosened_home() 
     let home = daemon.home();
     // What a careless chmod does: the socket file itself is reachable by everyone now.
     std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::set_permissions(home.join("daemon.sock"), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let out = paseo(home).args(["agent", "ls", "--json"]).uid(65534).gid(65534).output().unwrap();
+    std::fs::set_permissions(
+        home.join("daemon.sock"),
+        std::fs::Permissions::from_mode(0o777),
+    )
+    .unwrap();
+    let out = paseo(home)
+        .args(["agent", "ls", "--json"])
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     assert!(!out.status.success());
     let error = answer["error"].as_str().unwrap_or_default();
-    assert!(error.starts_with("connection refused: uid 65534 (pid "), "{answer} {}", String::from_utf8_lossy(&out.stderr));
-    assert!(error.ends_with(") is not the daemon's user (uid 0)"), "{error}");
+    assert!(
+        error.starts_with("connection refused: uid 65534 (pid "),
+        "{answer} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        error.ends_with(") is not the daemon's user (uid 0)"),
+        "{error}"
+    );
     assert_eq!(daemon.cli(&["agent", "ls"]), json!([]));
 }
 
@@ -408,12 +698,30 @@ fn a_log_follower_that_falls_behind_is_told_the_gap_and_goes_on() {
     let work = tempfile::tempdir().unwrap();
     let daemon = Daemon::start(&[fixture("log-flood")]);
     let mut follower = sock(daemon.home());
-    follower.write_all(format!("{}\n", json!({ "method": "plugin.logs", "params": { "id": "log-flood", "follow": true } })).as_bytes()).unwrap();
+    follower
+        .write_all(
+            format!(
+                "{}\n",
+                json!({ "method": "plugin.logs", "params": { "id": "log-flood", "follow": true } })
+            )
+            .as_bytes(),
+        )
+        .unwrap();
     // The follower reads nothing while 20,000 lines are written: its socket fills, it lags.
     daemon.cli(&["agent", "create", "--cwd", work.path().to_str().unwrap()]);
-    let flooded = poll(Duration::from_secs(30), || daemon.cli(&["plugin", "logs", "log-flood"]).as_array().unwrap().iter().any(|e| e["message"] == "flood done").then_some(()));
+    let flooded = poll(Duration::from_secs(30), || {
+        daemon
+            .cli(&["plugin", "logs", "log-flood"])
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["message"] == "flood done")
+            .then_some(())
+    });
     assert!(flooded.is_some());
-    follower.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    follower
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
     let mut lines = std::io::BufReader::new(follower).lines();
     let mut gap = None;
     let mut after_gap = 0;
@@ -438,8 +746,14 @@ fn titles_and_env_follow_the_documented_limits_and_lifetimes() {
     let daemon = Daemon::start(&[]);
     let cwd = work.path().to_str().unwrap();
     let long = "t".repeat(2000);
-    assert_eq!(daemon.cli_err(&["agent", "create", "--cwd", cwd, "--title", &long]), "title is 2000 characters long; the limit is 1024");
-    assert_eq!(daemon.cli_err(&["workspace", "create", "--dir", cwd, "--title", &long]), "title is 2000 characters long; the limit is 1024");
+    assert_eq!(
+        daemon.cli_err(&["agent", "create", "--cwd", cwd, "--title", &long]),
+        "title is 2000 characters long; the limit is 1024"
+    );
+    assert_eq!(
+        daemon.cli_err(&["workspace", "create", "--dir", cwd, "--title", &long]),
+        "title is 2000 characters long; the limit is 1024"
+    );
     assert_eq!(daemon.cli(&["agent", "ls"]), json!([]));
     // `--env` is the first launch's only (Paseo does not save agent.create.before's env).
     let agent = daemon.cli(&["agent", "create", "--cwd", cwd, "--env", "ONCE=1"]);

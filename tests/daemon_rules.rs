@@ -419,18 +419,27 @@ fn every_way_a_pending_permission_goes_away_emits_one_permission_after_saying_wh
 /// why a plugin is disabled, and `paseo plugins enable|disable` applies at once.
 #[test]
 fn the_global_plugin_switch_is_explained_and_applied_at_once() {
-    let daemon = daemon_harness::Launch::new().config(r#"{ "pluginsEnabled": false }"#).start();
+    let daemon = daemon_harness::Launch::new()
+        .config(r#"{ "pluginsEnabled": false }"#)
+        .start();
     let plugin = fixture("notify");
-    let out = daemon_harness::paseo(daemon.home()).args(["plugin", "install", plugin.to_str().unwrap()]).output().unwrap();
+    let out = daemon_harness::paseo(daemon.home())
+        .args(["plugin", "install", plugin.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let off = "plugins are turned off (\"pluginsEnabled\": false in config.json); run `paseo plugins enable` to turn them on";
     assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("not starting notify: {off}")));
     let row = &daemon.cli(&["plugin", "ls"])[0];
-    assert_eq!((row["status"].as_str(), row["error"].as_str()), (Some("disabled"), Some(off)));
+    assert_eq!(
+        (row["status"].as_str(), row["error"].as_str()),
+        (Some("disabled"), Some(off))
+    );
 
     daemon.cli(&["plugins", "enable"]);
     assert_eq!(daemon.cli(&["plugin", "ls"])[0]["status"], "running");
-    let config: Value = serde_json::from_slice(&std::fs::read(daemon.home().join("config.json")).unwrap()).unwrap();
+    let config: Value =
+        serde_json::from_slice(&std::fs::read(daemon.home().join("config.json")).unwrap()).unwrap();
     assert_eq!(config["pluginsEnabled"], true);
 
     daemon.cli(&["plugins", "disable"]);
@@ -440,5 +449,8 @@ fn the_global_plugin_switch_is_explained_and_applied_at_once() {
     assert_eq!(daemon.cli(&["plugin", "ls"])[0]["status"], "running");
     daemon.cli(&["plugin", "disable", "notify"]);
     let row = &daemon.cli(&["plugin", "ls"])[0];
-    assert_eq!(row["error"], "Disabled with `paseo plugin disable notify`; `paseo plugin enable notify` starts it");
+    assert_eq!(
+        row["error"],
+        "Disabled with `paseo plugin disable notify`; `paseo plugin enable notify` starts it"
+    );
 }

@@ -5,20 +5,26 @@ mod common;
 
 use common::*;
 use paseo_plugin_runtime::{HostOptions, PluginHost, PluginStatus, Stream};
-use std::time::Duration;
 use serde_json::json;
+use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn typescript_plugin_with_relative_imports_and_node_path_injects_env() {
     let host = host();
     load_all(&host, &["env-inject"]).await;
     let out = open(&host, open_request()).await.unwrap();
-    assert_eq!(out["env"], json!({ "COMPANY_ENV": "development", "REGION": "eu", "CWD_BASE": "shop" }));
+    assert_eq!(
+        out["env"],
+        json!({ "COMPANY_ENV": "development", "REGION": "eu", "CWD_BASE": "shop" })
+    );
     assert_eq!(out["agentId"], "agent-123");
     let logs = log_lines(&host, "env-inject");
     assert_eq!(logs, ["[paseo] Loading plugin", "[paseo] Plugin ready"]);
     host.shutdown().await;
-    assert_eq!(log_lines(&host, "env-inject")[2..], ["[paseo] Stopping plugin", "[paseo] Plugin stopped"]);
+    assert_eq!(
+        log_lines(&host, "env-inject")[2..],
+        ["[paseo] Stopping plugin", "[paseo] Plugin stopped"]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -41,7 +47,15 @@ async fn zod_and_the_sdk_values_are_provided_by_the_host() {
     assert_eq!(out["env"]["ZOD"], "world:b");
     let info = host.plugin("with-zod").unwrap();
     // Registering settings auto-publishes their read/write/reset RPCs.
-    assert_eq!(info.registrations.rpc, ["greet.say", "settings.preferences.read", "settings.preferences.reset", "settings.preferences.write"]);
+    assert_eq!(
+        info.registrations.rpc,
+        [
+            "greet.say",
+            "settings.preferences.read",
+            "settings.preferences.reset",
+            "settings.preferences.write"
+        ]
+    );
     assert_eq!(info.registrations.settings, ["preferences"]);
 }
 
@@ -75,7 +89,10 @@ async fn load_error(name: &str) -> String {
         assert_eq!(info.error.as_deref(), Some(err.as_str()));
         let last = host.logs(name).last().cloned().unwrap();
         assert_eq!(last.stream, Stream::Stderr);
-        assert_eq!(last.message, format!("[paseo] Plugin failed to load: {err}"));
+        assert_eq!(
+            last.message,
+            format!("[paseo] Plugin failed to load: {err}")
+        );
     }
     err
 }
@@ -85,10 +102,19 @@ async fn load_errors_use_paseos_messages() {
     let dir = fixture("broken-manifest");
     assert_eq!(
         load_error("broken-manifest").await,
-        format!("Invalid plugin manifest {}/paseo-plugin.json: unknown key \"entry\"", dir.display())
+        format!(
+            "Invalid plugin manifest {}/paseo-plugin.json: unknown key \"entry\"",
+            dir.display()
+        )
     );
-    assert_eq!(load_error("async-contribute").await, "Plugin contribution must return a cleanup function");
-    assert_eq!(load_error("no-default").await, "Plugin server bundle must default export a function");
+    assert_eq!(
+        load_error("async-contribute").await,
+        "Plugin contribution must return a cleanup function"
+    );
+    assert_eq!(
+        load_error("no-default").await,
+        "Plugin server bundle must default export a function"
+    );
     assert_eq!(load_error("throwing-top").await, "boom at load");
     assert_eq!(
         load_error("client-import").await,
@@ -101,7 +127,10 @@ async fn load_errors_use_paseos_messages() {
     let missing = tempfile::tempdir().unwrap();
     assert_eq!(
         host().load(missing.path()).await.unwrap_err(),
-        format!("Plugin manifest is missing: {}/paseo-plugin.json", missing.path().canonicalize().unwrap().display())
+        format!(
+            "Plugin manifest is missing: {}/paseo-plugin.json",
+            missing.path().canonicalize().unwrap().display()
+        )
     );
 }
 
@@ -113,19 +142,28 @@ async fn runaway_handler_is_terminated_and_the_plugin_answers_the_next_call() {
     looping["labels"] = json!({ "mode": "loop" });
     let started = std::time::Instant::now();
     let err = open(&host, looping).await.unwrap_err();
-    assert_eq!(err, "Plugin runaway agent.open.before failed: Plugin RPC timed out: runaway.hook");
+    assert_eq!(
+        err,
+        "Plugin runaway agent.open.before failed: Plugin RPC timed out: runaway.hook"
+    );
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     // The same isolate serves the next call; the other plugin never noticed.
     let out = open(&host, open_request()).await.unwrap();
     assert_eq!(out["env"]["CALLS"], "2");
     assert_eq!(out["env"]["REGION"], "eu");
-    assert_eq!(host.plugin("runaway").unwrap().status, PluginStatus::Running);
+    assert_eq!(
+        host.plugin("runaway").unwrap().status,
+        PluginStatus::Running
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn heap_bomb_is_stopped_and_marked_failed_without_harming_others() {
     let host = paseo_plugin_runtime::PluginHost::new(paseo_plugin_runtime::HostOptions {
-        limits: paseo_plugin_runtime::Limits { heap_bytes: 32 * 1024 * 1024, ..Default::default() },
+        limits: paseo_plugin_runtime::Limits {
+            heap_bytes: 32 * 1024 * 1024,
+            ..Default::default()
+        },
         ..Default::default()
     });
     load_all(&host, &["env-inject", "heap-bomb"]).await;
@@ -136,7 +174,10 @@ async fn heap_bomb_is_stopped_and_marked_failed_without_harming_others() {
     );
     let info = host.plugin("heap-bomb").unwrap();
     assert_eq!(info.status, PluginStatus::Failed);
-    assert_eq!(info.error.as_deref(), Some("Plugin heap-bomb exceeded its heap limit of 32 MiB and was stopped"));
+    assert_eq!(
+        info.error.as_deref(),
+        Some("Plugin heap-bomb exceeded its heap limit of 32 MiB and was stopped")
+    );
     // The failed plugin is skipped; the other keeps answering.
     let out = open(&host, open_request()).await.unwrap();
     assert_eq!(out["env"]["REGION"], "eu");
@@ -145,7 +186,11 @@ async fn heap_bomb_is_stopped_and_marked_failed_without_harming_others() {
 #[tokio::test(flavor = "multi_thread")]
 async fn reload_picks_up_edited_source_and_keeps_the_log_tail() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("paseo-plugin.json"), r#"{ "id": "edit-me", "requirements": { "paseo": ">=0.8.0" } }"#).unwrap();
+    std::fs::write(
+        dir.path().join("paseo-plugin.json"),
+        r#"{ "id": "edit-me", "requirements": { "paseo": ">=0.8.0" } }"#,
+    )
+    .unwrap();
     let write = |v: &str| {
         std::fs::write(
             dir.path().join("index.server.ts"),
@@ -156,15 +201,26 @@ async fn reload_picks_up_edited_source_and_keeps_the_log_tail() {
     write("one");
     let host = host();
     host.load(dir.path()).await.unwrap();
-    assert_eq!(open(&host, open_request()).await.unwrap()["env"]["V"], "one");
+    assert_eq!(
+        open(&host, open_request()).await.unwrap()["env"]["V"],
+        "one"
+    );
     write("two");
     host.reload("edit-me").await.unwrap();
-    assert_eq!(open(&host, open_request()).await.unwrap()["env"]["V"], "two");
+    assert_eq!(
+        open(&host, open_request()).await.unwrap()["env"]["V"],
+        "two"
+    );
     assert_eq!(
         log_lines(&host, "edit-me"),
         [
-            "[paseo] Loading plugin", "[paseo] Plugin ready", "[paseo] Stopping plugin", "cleanup one",
-            "[paseo] Plugin stopped", "[paseo] Loading plugin", "[paseo] Plugin ready",
+            "[paseo] Loading plugin",
+            "[paseo] Plugin ready",
+            "[paseo] Stopping plugin",
+            "cleanup one",
+            "[paseo] Plugin stopped",
+            "[paseo] Loading plugin",
+            "[paseo] Plugin ready",
         ]
     );
 }
@@ -178,7 +234,11 @@ async fn plugin_inspect_shows_registrations() {
         .arg(fixture("legacy-mixed"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(info["status"], "running");
     assert_eq!(
@@ -206,7 +266,10 @@ async fn hook_run_command_prints_json_and_plugin_logs() {
     assert_eq!(printed["ok"], true);
     assert_eq!(printed["output"]["env"]["REGION"], "eu");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("[env-inject] [paseo] Plugin ready"), "{stderr}");
+    assert!(
+        stderr.contains("[env-inject] [paseo] Plugin ready"),
+        "{stderr}"
+    );
 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_paseo"))
         .env("PASEO_HOME", home.path())
@@ -230,7 +293,10 @@ async fn stack_traces_point_at_the_typescript_source() {
     let out = open(&host, open_request()).await.unwrap();
     let file = fixture("stack-trace").join("index.server.ts");
     // Line 5, column 9 of the .ts file: `throw new Error(...)` inside `explode`.
-    assert_eq!(out["env"]["FRAME"], format!("at explode (file://{}:5:9)", file.display()));
+    assert_eq!(
+        out["env"]["FRAME"],
+        format!("at explode (file://{}:5:9)", file.display())
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -238,11 +304,27 @@ async fn globals_loaded_on_first_use_are_the_modules_plugins_import() {
     let host = host();
     load_all(&host, &["lazy-globals"]).await;
     let env = open(&host, open_request()).await.unwrap()["env"].clone();
-    assert_eq!(env["lazyBefore"], "Buffer,fetch,TextEncoder,AbortController", "{env}");
-    for (key, want) in [("bufferSame", "true"), ("buffer", "aGk="), ("encoder", "é"), ("fetchClasses", "true"), ("abort", "false"), ("utilSame", "true"), ("processEvents", "true"), ("assigned", "true")] {
+    assert_eq!(
+        env["lazyBefore"], "Buffer,fetch,TextEncoder,AbortController",
+        "{env}"
+    );
+    for (key, want) in [
+        ("bufferSame", "true"),
+        ("buffer", "aGk="),
+        ("encoder", "é"),
+        ("fetchClasses", "true"),
+        ("abort", "false"),
+        ("utilSame", "true"),
+        ("processEvents", "true"),
+        ("assigned", "true"),
+    ] {
         assert_eq!(env[key], want, "{key}: {env}");
     }
-    assert!(log_lines(&host, "lazy-globals").contains(&"logged { n: 1 }".to_string()), "{:?}", log_lines(&host, "lazy-globals"));
+    assert!(
+        log_lines(&host, "lazy-globals").contains(&"logged { n: 1 }".to_string()),
+        "{:?}",
+        log_lines(&host, "lazy-globals")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -250,16 +332,25 @@ async fn process_becomes_an_event_emitter_on_first_use() {
     let host = host();
     load_all(&host, &["process-events"]).await;
     let env = open(&host, open_request()).await.unwrap()["env"].clone();
-    for (key, want) in [("plainBefore", "true"), ("got", "7"), ("emitted", "true"), ("isEmitter", "true"), ("count", "1"), ("builtin", "true")] {
+    for (key, want) in [
+        ("plainBefore", "true"),
+        ("got", "7"),
+        ("emitted", "true"),
+        ("isEmitter", "true"),
+        ("count", "1"),
+        ("builtin", "true"),
+    ] {
         assert_eq!(env[key], want, "{key}: {env}");
     }
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_host_that_never_spins_answers_the_same() {
-    let host = PluginHost::new(HostOptions { spin: Duration::ZERO, ..HostOptions::default() });
+    let host = PluginHost::new(HostOptions {
+        spin: Duration::ZERO,
+        ..HostOptions::default()
+    });
     load_all(&host, &["env-inject"]).await;
     let out = open(&host, open_request()).await.unwrap();
     assert_eq!(out["env"]["CWD_BASE"], "shop", "{out}");
 }
-

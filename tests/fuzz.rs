@@ -17,7 +17,11 @@ use serde_json::{json, Value};
 /// Cases per property: enough to reach every rule (validation takes microseconds), few enough
 /// to run in well under a second.
 fn config() -> Config {
-    Config { cases: 1024, failure_persistence: None, ..Config::default() }
+    Config {
+        cases: 1024,
+        failure_persistence: None,
+        ..Config::default()
+    }
 }
 
 /// A scratch tree with a repository, files and symlinks of every awkward kind.
@@ -32,7 +36,8 @@ static TREE: LazyLock<Tree> = LazyLock::new(|| {
     std::fs::create_dir_all(base.join("repo/.git/objects")).unwrap();
     std::fs::create_dir_all(base.join("repo/src")).unwrap();
     std::fs::write(base.join("file"), "").unwrap();
-    let link = |target: &Path, name: &str| std::os::unix::fs::symlink(target, base.join(name)).unwrap();
+    let link =
+        |target: &Path, name: &str| std::os::unix::fs::symlink(target, base.join(name)).unwrap();
     link(&base.join("repo"), "link-repo");
     link(&base.join("repo/.git/objects"), "link-git");
     link(Path::new("/"), "link-root");
@@ -43,27 +48,95 @@ static TREE: LazyLock<Tree> = LazyLock::new(|| {
 });
 
 const KEYS: &[&str] = &[
-    "agentId", "workspaceId", "provider", "cwd", "title", "labels", "tools", "mcpServers", "reason", "purpose", "env",
-    "config", "initialPrompt", "model", "modeId", "toolPolicy", "preapproved", "source", "kind", "path", "action",
-    "firstAgentContext", "idempotencyKey", "branch", "slug", "baseRef", "repoRoot", "sourceCheckout",
-    "changeRequestNumber", "checkoutRefs", "remoteRef", "name", "description", "inputSchema", "type", "command",
-    "url", "args", "headers", "bogus", "0", "a/b", "~1", "~0x", "", "x y",
+    "agentId",
+    "workspaceId",
+    "provider",
+    "cwd",
+    "title",
+    "labels",
+    "tools",
+    "mcpServers",
+    "reason",
+    "purpose",
+    "env",
+    "config",
+    "initialPrompt",
+    "model",
+    "modeId",
+    "toolPolicy",
+    "preapproved",
+    "source",
+    "kind",
+    "path",
+    "action",
+    "firstAgentContext",
+    "idempotencyKey",
+    "branch",
+    "slug",
+    "baseRef",
+    "repoRoot",
+    "sourceCheckout",
+    "changeRequestNumber",
+    "checkoutRefs",
+    "remoteRef",
+    "name",
+    "description",
+    "inputSchema",
+    "type",
+    "command",
+    "url",
+    "args",
+    "headers",
+    "bogus",
+    "0",
+    "a/b",
+    "~1",
+    "~0x",
+    "",
+    "x y",
 ];
 
 const STRINGS: &[&str] = &[
-    "", "codex", "claude", "stdio", "http", "directory", "worktree", "branch-off", "checkout-branch", "create",
-    "resume", "interactive", "history", "mcp", "good_name", "Bad-Name", "/", "relative/path", "../..", ".git",
+    "",
+    "codex",
+    "claude",
+    "stdio",
+    "http",
+    "directory",
+    "worktree",
+    "branch-off",
+    "checkout-branch",
+    "create",
+    "resume",
+    "interactive",
+    "history",
+    "mcp",
+    "good_name",
+    "Bad-Name",
+    "/",
+    "relative/path",
+    "../..",
+    ".git",
     "/projects/shop",
 ];
 
 /// Paths under the scratch tree (and a few others) that strings may take.
 fn tree_strings() -> Vec<String> {
     let b = TREE.base.display();
-    ["repo", "repo/.git/x", "repo/..", "link-git/../wt", "dangling-git/x", "file", "new-wt", "repo.feature-x"]
-        .iter()
-        .map(|p| format!("{b}/{p}"))
-        .chain([format!("{b}"), "/".into()])
-        .collect()
+    [
+        "repo",
+        "repo/.git/x",
+        "repo/..",
+        "link-git/../wt",
+        "dangling-git/x",
+        "file",
+        "new-wt",
+        "repo.feature-x",
+    ]
+    .iter()
+    .map(|p| format!("{b}/{p}"))
+    .chain([format!("{b}"), "/".into()])
+    .collect()
 }
 
 fn string() -> BoxedStrategy<String> {
@@ -86,8 +159,9 @@ fn json_value() -> BoxedStrategy<Value> {
     leaf.prop_recursive(3, 32, 5, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec((prop::sample::select(KEYS), inner), 0..5)
-                .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+            prop::collection::vec((prop::sample::select(KEYS), inner), 0..5).prop_map(|kv| {
+                Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+            }),
         ]
     })
     .boxed()
@@ -125,7 +199,11 @@ fn places(value: &Value, at: Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
     out.push(at.clone());
     let children: Vec<(Seg, &Value)> = match value {
         Value::Object(map) => map.iter().map(|(k, v)| (Seg::Key(k.clone()), v)).collect(),
-        Value::Array(items) => items.iter().enumerate().map(|(i, v)| (Seg::Index(i), v)).collect(),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (Seg::Index(i), v))
+            .collect(),
         _ => vec![],
     };
     for (seg, child) in children {
@@ -142,7 +220,11 @@ fn slot<'v>(value: &'v mut Value, seg: &Seg) -> &'v mut Value {
             if !value.is_object() {
                 *value = json!({});
             }
-            value.as_object_mut().unwrap().entry(key.clone()).or_insert(Value::Null)
+            value
+                .as_object_mut()
+                .unwrap()
+                .entry(key.clone())
+                .or_insert(Value::Null)
         }
         Seg::Index(i) => {
             if !value.is_array() {
@@ -189,12 +271,16 @@ fn apply(previous: &Value, out: Output) -> Value {
 fn valid_request(hook: &str) -> Value {
     let b = TREE.base.display();
     match hook {
-        "workspace.create.before" => json!({ "source": { "kind": "directory", "path": "/projects/shop" }, "title": "Shop" }),
+        "workspace.create.before" => {
+            json!({ "source": { "kind": "directory", "path": "/projects/shop" }, "title": "Shop" })
+        }
         "worktree.create.before" => json!({
             "kind": "branch-off", "branch": "feature-x", "slug": "feature-x", "baseRef": "main",
             "path": format!("{b}/repo.feature-x"), "repoRoot": format!("{b}/repo"), "sourceCheckout": format!("{b}/repo"),
         }),
-        "agent.create.before" => json!({ "config": { "provider": "codex", "cwd": "/projects/shop", "model": "gpt" }, "initialPrompt": "hi", "env": { "A": "1" } }),
+        "agent.create.before" => {
+            json!({ "config": { "provider": "codex", "cwd": "/projects/shop", "model": "gpt" }, "initialPrompt": "hi", "env": { "A": "1" } })
+        }
         "agent.open.before" => json!({
             "agentId": "agent-1", "workspaceId": null, "provider": "codex", "cwd": "/projects/shop", "title": null,
             "labels": { "team": "shop" }, "reason": "create", "purpose": "interactive", "env": { "A": "1" },
@@ -216,7 +302,9 @@ fn resolves(value: &Value, path: &str) -> bool {
     }
     let mut at = value;
     for part in path.split('.') {
-        let (name, indices) = part.split_once('[').map_or((part, ""), |(n, rest)| (n, rest));
+        let (name, indices) = part
+            .split_once('[')
+            .map_or((part, ""), |(n, rest)| (n, rest));
         if !name.is_empty() || indices.is_empty() {
             match at.get(name) {
                 Some(v) => at = v,
@@ -261,11 +349,18 @@ fn explain(hook: &HookSpec, previous: &Value, output: &Value, message: &str) -> 
                 Value::String(_) => "string",
                 _ => "array",
             };
-            return (rest == format!("expected an object or undefined, got {kind}")).then_some(()).ok_or("wrong root rule".into());
+            return (rest == format!("expected an object or undefined, got {kind}"))
+                .then_some(())
+                .ok_or("wrong root rule".into());
         }
-        if let (Some(field), Some(path)) = (&hook.check_path, output.get("path").and_then(Value::as_str)) {
+        if let (Some(field), Some(path)) =
+            (&hook.check_path, output.get("path").and_then(Value::as_str))
+        {
             if let Some(rule) = rest.strip_prefix(&format!("{field} {path:?} ")) {
-                return PATH_RULES.contains(&rule).then_some(()).ok_or(format!("undocumented path rule {rule:?}"));
+                return PATH_RULES
+                    .contains(&rule)
+                    .then_some(())
+                    .ok_or(format!("undocumented path rule {rule:?}"));
             }
         }
         let field = rest.split_once(": ").ok_or("no field named")?.0;
@@ -274,8 +369,15 @@ fn explain(hook: &HookSpec, previous: &Value, output: &Value, message: &str) -> 
             .ok_or(format!("the field {field:?} is not in the result"));
     }
     if let Some(rest) = message.strip_prefix(&format!("{name} hooks can only change ")) {
-        let mutable = hook.mutable.as_ref().ok_or("a mutable-only rule on a hook without one")?;
-        let changed = rest.rsplit_once(" (changed: ").ok_or("no changed fields named")?.1.trim_end_matches(')');
+        let mutable = hook
+            .mutable
+            .as_ref()
+            .ok_or("a mutable-only rule on a hook without one")?;
+        let changed = rest
+            .rsplit_once(" (changed: ")
+            .ok_or("no changed fields named")?
+            .1
+            .trim_end_matches(')');
         for field in changed.split(", ") {
             if mutable.iter().any(|m| m == field) || previous.get(field) == output.get(field) {
                 return Err(format!("{field} is not a changed read-only field"));
@@ -283,7 +385,11 @@ fn explain(hook: &HookSpec, previous: &Value, output: &Value, message: &str) -> 
         }
         return Ok(());
     }
-    if hook.readonly.iter().any(|ro| message == format!("{name} hooks {} ({})", ro.rule, ro.field)) {
+    if hook
+        .readonly
+        .iter()
+        .any(|ro| message == format!("{name} hooks {} ({})", ro.rule, ro.field))
+    {
         return Ok(());
     }
     Err("not a documented form".into())
@@ -318,13 +424,33 @@ fn the_valid_requests_are_valid_and_returning_them_unchanged_is_accepted() {
     for spec in hooks {
         let request = valid_request(&spec.name);
         assert_eq!(check_input(spec, &request), Ok(()), "{}", spec.name);
-        assert_eq!(check_result(spec, &request, request.clone()), Ok(request), "{}", spec.name);
+        assert_eq!(
+            check_result(spec, &request, request.clone()),
+            Ok(request),
+            "{}",
+            spec.name
+        );
     }
 }
 
 const SEGMENTS: &[&str] = &[
-    ".", "..", ".git", "", "repo", "src", "objects", "file", "link-repo", "link-git", "link-root", "dangling",
-    "dangling-git", "loop", "missing", "new", "wt",
+    ".",
+    "..",
+    ".git",
+    "",
+    "repo",
+    "src",
+    "objects",
+    "file",
+    "link-repo",
+    "link-git",
+    "link-root",
+    "dangling",
+    "dangling-git",
+    "loop",
+    "missing",
+    "new",
+    "wt",
 ];
 
 fn home() -> String {
@@ -333,28 +459,43 @@ fn home() -> String {
 
 /// A path: absolute under the tree, under $HOME or from `/`, or relative; then some segments.
 fn path() -> impl Strategy<Value = PathBuf> {
-    let start = prop_oneof![Just(TREE.base.display().to_string()), Just(home()), Just(String::new()), Just("rel".to_string())];
-    (start, prop::collection::vec(prop::sample::select(SEGMENTS), 0..5), any::<bool>()).prop_map(|(start, segs, slash)| {
-        let mut p = format!("{start}/{}", segs.join("/"));
-        if slash {
-            p.push('/');
-        }
-        if p.starts_with("rel/") {
-            p = p["rel/".len()..].to_string();
-        }
-        PathBuf::from(p)
-    })
+    let start = prop_oneof![
+        Just(TREE.base.display().to_string()),
+        Just(home()),
+        Just(String::new()),
+        Just("rel".to_string())
+    ];
+    (
+        start,
+        prop::collection::vec(prop::sample::select(SEGMENTS), 0..5),
+        any::<bool>(),
+    )
+        .prop_map(|(start, segs, slash)| {
+            let mut p = format!("{start}/{}", segs.join("/"));
+            if slash {
+                p.push('/');
+            }
+            if p.starts_with("rel/") {
+                p = p["rel/".len()..].to_string();
+            }
+            PathBuf::from(p)
+        })
 }
 
 fn repo_root() -> impl Strategy<Value = PathBuf> {
-    prop::sample::select(vec!["repo", "link-repo", "repo/.", "repo/src/.."]).prop_map(|r| TREE.base.join(r))
+    prop::sample::select(vec!["repo", "link-repo", "repo/.", "repo/src/.."])
+        .prop_map(|r| TREE.base.join(r))
 }
 
 /// Where the OS would put `path` (`realpath -m`): symlinks are followed, dangling ones too, and
 /// `..` applies to the resolved directory.
 fn os_resolve(path: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
-    let mut todo: Vec<OsString> = path.components().rev().map(|c| c.as_os_str().to_owned()).collect();
+    let mut todo: Vec<OsString> = path
+        .components()
+        .rev()
+        .map(|c| c.as_os_str().to_owned())
+        .collect();
     let mut hops = 0;
     while let Some(part) = todo.pop() {
         match Path::new(&part).components().next() {
@@ -419,7 +560,13 @@ fn worktree_path_behind_a_symlink_is_judged_where_the_os_puts_it() {
     let base = &TREE.base;
     let repo = base.join("repo");
     // link-git -> repo/.git/objects, so link-git/../wt is repo/.git/wt.
-    assert_eq!(check_worktree_path(&base.join("link-git/../wt"), &repo), Err("is inside a .git directory"));
+    assert_eq!(
+        check_worktree_path(&base.join("link-git/../wt"), &repo),
+        Err("is inside a .git directory")
+    );
     // dangling-git -> repo/.git/new (missing), so dangling-git/x is repo/.git/new/x.
-    assert_eq!(check_worktree_path(&base.join("dangling-git/x"), &repo), Err("is inside a .git directory"));
+    assert_eq!(
+        check_worktree_path(&base.join("dangling-git/x"), &repo),
+        Err("is inside a .git directory")
+    );
 }

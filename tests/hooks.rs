@@ -14,12 +14,21 @@ async fn legacy_and_new_registrations_run_in_registration_order_and_removers_are
     let out = open(&host, open_request()).await.unwrap();
     assert_eq!(out["env"]["ORDER"], "old,new");
     assert!(out["env"].get("STALE").is_none());
-    let deprecation: Vec<_> = log_lines(&host, "legacy-mixed").into_iter().filter(|l| l.contains("deprecated")).collect();
+    let deprecation: Vec<_> = log_lines(&host, "legacy-mixed")
+        .into_iter()
+        .filter(|l| l.contains("deprecated"))
+        .collect();
     assert_eq!(
         deprecation,
         ["[paseo] server.on and server.before are deprecated and will be removed after 2027-04-30; use server.addHook(\"agent.open.before\") instead of server.before(\"agent.session_open\")"]
     );
-    host.run_hook("agent.create.after", json!({ "agent": agent() }), &OpenContext::default()).await.unwrap();
+    host.run_hook(
+        "agent.create.after",
+        json!({ "agent": agent() }),
+        &OpenContext::default(),
+    )
+    .await
+    .unwrap();
     assert!(log_lines(&host, "legacy-mixed").contains(&"created agent-123".to_string()));
 }
 
@@ -29,7 +38,11 @@ async fn mutating_the_request_in_place_and_returning_it_works() {
     load_all(&host, &["mutate-in-place"]).await;
     let out = open(&host, open_request()).await.unwrap();
     assert_eq!(out["env"]["MUTATED"], "yes");
-    assert_eq!(out["env"].get("IGNORED"), None, "a handler that returns nothing changes nothing: {out}");
+    assert_eq!(
+        out["env"].get("IGNORED"),
+        None,
+        "a handler that returns nothing changes nothing: {out}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -52,10 +65,17 @@ async fn request_hooks_compose_and_the_first_invalid_result_stops_the_chain() {
     let host = host();
     load_all(&host, &["chain-title"]).await;
     let request = json!({ "source": { "kind": "directory", "path": "/projects/shop" } });
-    let out = host.run_hook("workspace.create.before", request, &OpenContext::default()).await.unwrap();
+    let out = host
+        .run_hook("workspace.create.before", request, &OpenContext::default())
+        .await
+        .unwrap();
     assert_eq!(out["title"], "first:second");
     let bad = json!({ "source": { "kind": "directory", "path": "/bad" } });
-    let err = host.run_hook("workspace.create.before", bad, &OpenContext::default()).await.unwrap_err().to_string();
+    let err = host
+        .run_hook("workspace.create.before", bad, &OpenContext::default())
+        .await
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         err,
         "Plugin chain-title workspace.create.before failed: invalid request: source: Additional properties are not allowed ('branchName' was unexpected)"
@@ -68,7 +88,11 @@ async fn agent_create_before_switches_provider_but_guards_cwd_and_prompt() {
     load_all(&host, &["create-switch"]).await;
     let run = |request: serde_json::Value| {
         let host = &host;
-        async move { host.run_hook("agent.create.before", request, &OpenContext::default()).await.map_err(|e| e.to_string()) }
+        async move {
+            host.run_hook("agent.create.before", request, &OpenContext::default())
+                .await
+                .map_err(|e| e.to_string())
+        }
     };
     let out = run(json!({ "config": { "provider": "codex", "cwd": "/p", "providerOptions": { "web_search": "disabled" } }, "initialPrompt": "Review PR 42" }))
         .await
@@ -95,9 +119,23 @@ async fn open_before_env_accumulates_while_tools_start_empty_per_plugin() {
     let out = open(&host, open_request()).await.unwrap();
     assert_eq!(out["env"]["FROM_A"], "1");
     assert_eq!(out["env"]["B_SAW"], "0:1");
-    let names: Vec<_> = out["tools"].as_array().unwrap().iter().map(|t| (t["name"].clone(), t["plugin"].clone())).collect();
-    assert_eq!(names, [(json!("append_workspace_note"), json!("tools-a")), (json!("list_notes"), json!("tools-a"))]);
-    assert_eq!(out["tools"][0]["inputSchema"]["properties"]["note"]["description"], "Note to append");
+    let names: Vec<_> = out["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].clone(), t["plugin"].clone()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (json!("append_workspace_note"), json!("tools-a")),
+            (json!("list_notes"), json!("tools-a"))
+        ]
+    );
+    assert_eq!(
+        out["tools"][0]["inputSchema"]["properties"]["note"]["description"],
+        "Note to append"
+    );
     assert_eq!(out["tools"][1]["title"], "List notes");
 
     let mut clash = open_request();
@@ -112,10 +150,18 @@ async fn open_before_env_accumulates_while_tools_start_empty_per_plugin() {
         open(&host, dup).await.unwrap_err(),
         "Plugin tools-a agent.open.before failed: duplicate tool name append_workspace_note in plugin tools-a"
     );
-    let history = { let mut r = open_request(); r["purpose"] = json!("history"); r["labels"]["clash"] = json!("true"); r };
+    let history = {
+        let mut r = open_request();
+        r["purpose"] = json!("history");
+        r["labels"]["clash"] = json!("true");
+        r
+    };
     let out = open(&host, history).await.unwrap();
     assert_eq!(out["tools"], json!([]));
-    let ctx = OpenContext { paseo_tools: vec!["list_notes".into()], ..Default::default() };
+    let ctx = OpenContext {
+        paseo_tools: vec!["list_notes".into()],
+        ..Default::default()
+    };
     assert_eq!(
         host.run_hook("agent.open.before", open_request(), &ctx).await.unwrap_err().to_string(),
         "Plugin tools-a agent.open.before failed: tool list_notes of plugin tools-a conflicts with Paseo tool list_notes"
@@ -127,19 +173,28 @@ async fn open_before_mcp_servers_clash_and_provider_support() {
     let host = host();
     load_all(&host, &["servers-a"]).await;
     let out = open(&host, open_request()).await.unwrap();
-    assert_eq!(out["mcpServers"], json!({ "company": { "type": "http", "url": "https://tools.example.com/mcp" } }));
+    assert_eq!(
+        out["mcpServers"],
+        json!({ "company": { "type": "http", "url": "https://tools.example.com/mcp" } })
+    );
     let mut internal = open_request();
     internal["labels"]["server"] = json!("paseo");
     assert_eq!(
         open(&host, internal).await.unwrap_err(),
         "Plugin servers-a agent.open.before failed: MCP server paseo of plugin servers-a conflicts with Paseo's internal paseo server"
     );
-    let saved = OpenContext { saved_mcp_servers: vec!["company".into()], ..Default::default() };
+    let saved = OpenContext {
+        saved_mcp_servers: vec!["company".into()],
+        ..Default::default()
+    };
     assert_eq!(
         host.run_hook("agent.open.before", open_request(), &saved).await.unwrap_err().to_string(),
         "Plugin servers-a agent.open.before failed: MCP server company of plugin servers-a conflicts with the agent's saved MCP server company"
     );
-    let no_mcp = OpenContext { provider_lacks_mcp: true, ..Default::default() };
+    let no_mcp = OpenContext {
+        provider_lacks_mcp: true,
+        ..Default::default()
+    };
     assert_eq!(
         host.run_hook("agent.open.before", open_request(), &no_mcp).await.unwrap_err().to_string(),
         "Plugin servers-a agent.open.before failed: Provider 'codex' does not support MCP servers (added by plugin servers-a)"
@@ -160,7 +215,10 @@ async fn worktree_placement_and_path_rules() {
     let ctx = OpenContext::default();
     let run = |r| host.run_hook("worktree.create.before", r, &ctx);
     let out = run(request("feature/x")).await.unwrap();
-    assert_eq!(out["path"], json!(repo.path().join("paseo.feature-x").to_string_lossy()));
+    assert_eq!(
+        out["path"],
+        json!(repo.path().join("paseo.feature-x").to_string_lossy())
+    );
     let err = run(request("into-git")).await.unwrap_err().to_string();
     assert_eq!(
         err,
@@ -183,9 +241,25 @@ async fn worktree_create_after_failure_fails_the_operation() {
     let host = host();
     load_all(&host, &["after-fails"]).await;
     let event = |branch: &str| json!({ "worktree": { "path": "/tmp/wt", "branch": branch, "sourceCheckout": "/tmp/src" } });
-    assert_eq!(host.run_hook("worktree.create.after", event("ok"), &OpenContext::default()).await.unwrap(), json!(null));
     assert_eq!(
-        host.run_hook("worktree.create.after", event("bad"), &OpenContext::default()).await.unwrap_err().to_string(),
+        host.run_hook(
+            "worktree.create.after",
+            event("ok"),
+            &OpenContext::default()
+        )
+        .await
+        .unwrap(),
+        json!(null)
+    );
+    assert_eq!(
+        host.run_hook(
+            "worktree.create.after",
+            event("bad"),
+            &OpenContext::default()
+        )
+        .await
+        .unwrap_err()
+        .to_string(),
         "Plugin after-fails worktree.create.after failed: setup script failed"
     );
 }
@@ -195,11 +269,20 @@ async fn notification_errors_are_logged_and_later_handlers_still_run() {
     let host = host();
     load_all(&host, &["notify"]).await;
     let event = json!({ "agent": agent(), "turnId": "t1", "outcome": { "kind": "completed" }, "timeline": [] });
-    assert_eq!(host.run_hook("agent.turn.after", event, &OpenContext::default()).await.unwrap(), json!(null));
+    assert_eq!(
+        host.run_hook("agent.turn.after", event, &OpenContext::default())
+            .await
+            .unwrap(),
+        json!(null)
+    );
     let logs = log_lines(&host, "notify");
     assert_eq!(
         logs[2..],
-        ["turn ended for agent-123: completed", "Lifecycle hook agent.turn.after failed: handler two broke", "third still runs"]
+        [
+            "turn ended for agent-123: completed",
+            "Lifecycle hook agent.turn.after failed: handler two broke",
+            "third still runs"
+        ]
     );
     host.shutdown().await;
     assert!(log_lines(&host, "notify").contains(&"cleanup ran".to_string()));
@@ -210,9 +293,14 @@ async fn a_slow_handler_times_out_aborts_its_signal_and_later_plugins_do_not_run
     let host = host_with_timeout(200);
     load_all(&host, &["slow"]).await;
     let err = open(&host, open_request()).await.unwrap_err();
-    assert_eq!(err, "Plugin slow agent.open.before failed: Plugin RPC timed out: slow.hook");
+    assert_eq!(
+        err,
+        "Plugin slow agent.open.before failed: Plugin RPC timed out: slow.hook"
+    );
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    assert!(log_lines(&host, "slow").contains(&"signal aborted: The operation timed out".to_string()));
+    assert!(
+        log_lines(&host, "slow").contains(&"signal aborted: The operation timed out".to_string())
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -230,13 +318,20 @@ async fn invalid_daemon_input_is_rejected_before_any_plugin_runs() {
 #[tokio::test(flavor = "multi_thread")]
 async fn agent_configuration_example_sets_codex_options_and_keeps_the_rest() {
     let host = host();
-    host.load(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/agent-configuration")).await.unwrap();
+    host.load(
+        &std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/agent-configuration"),
+    )
+    .await
+    .unwrap();
     let request = json!({ "config": {
         "provider": "codex", "cwd": "/p", "systemPrompt": "Be brief.",
         "providerOptions": { "sandbox_mode": "read-only", "approval_policy": "never", "web_search": "disabled" },
         "mcpServers": { "existing": { "type": "stdio", "command": "tool" } },
     } });
-    let out = host.run_hook("agent.create.before", request, &OpenContext::default()).await.unwrap();
+    let out = host
+        .run_hook("agent.create.before", request, &OpenContext::default())
+        .await
+        .unwrap();
     assert_eq!(
         out,
         json!({ "config": {
@@ -246,7 +341,16 @@ async fn agent_configuration_example_sets_codex_options_and_keeps_the_rest() {
         } })
     );
     let claude = json!({ "config": { "provider": "claude", "cwd": "/p" } });
-    assert_eq!(host.run_hook("agent.create.before", claude.clone(), &OpenContext::default()).await.unwrap(), claude);
+    assert_eq!(
+        host.run_hook(
+            "agent.create.before",
+            claude.clone(),
+            &OpenContext::default()
+        )
+        .await
+        .unwrap(),
+        claude
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -257,7 +361,13 @@ async fn shutdown_lets_pending_notifications_finish() {
     host.notify_json("agent.turn.after", event);
     host.shutdown().await;
     let logs = log_lines(&host, "drain");
-    let finished = logs.iter().position(|l| l == "slow notification finished").expect("the notification finished");
-    let stopping = logs.iter().position(|l| l == "[paseo] Stopping plugin").unwrap();
+    let finished = logs
+        .iter()
+        .position(|l| l == "slow notification finished")
+        .expect("the notification finished");
+    let stopping = logs
+        .iter()
+        .position(|l| l == "[paseo] Stopping plugin")
+        .unwrap();
     assert!(finished < stopping, "{logs:?}");
 }

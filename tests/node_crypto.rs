@@ -9,7 +9,9 @@ use serde_json::{json, Value};
 async fn results() -> Value {
     let host = host();
     load_all(&host, &["node-crypto"]).await;
-    let out = open(&host, open_request()).await.unwrap_or_else(|e| panic!("{e}\n{:?}", log_lines(&host, "node-crypto")));
+    let out = open(&host, open_request())
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{:?}", log_lines(&host, "node-crypto")));
     serde_json::from_str(out["env"]["RESULT"].as_str().unwrap()).unwrap()
 }
 
@@ -20,7 +22,10 @@ async fn hashes_match_known_digests() {
     let r = results().await;
     assert_eq!(r["abc.md5"], "900150983cd24fb0d6963f7d28e17f72");
     assert_eq!(r["abc.sha1"], "a9993e364706816aba3e25717850c26c9cd0d89d");
-    assert_eq!(r["abc.sha224"], "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7");
+    assert_eq!(
+        r["abc.sha224"],
+        "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7"
+    );
     assert_eq!(r["abc.sha256"], SHA256_ABC);
     assert_eq!(
         r["abc.sha384"],
@@ -34,12 +39,18 @@ async fn hashes_match_known_digests() {
     assert_eq!(r["abc.SHA256"], SHA256_ABC);
     assert_eq!(r["abc.sha-256"], SHA256_ABC);
     assert_eq!(r["abc.RSA-SHA1"], r["abc.sha1"]);
-    assert_eq!(r["empty"], "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    assert_eq!(
+        r["empty"],
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
     for key in ["chained", "inputHex", "inputDataView"] {
         assert_eq!(r[key], SHA256_ABC, "{key}");
     }
     assert_eq!(r["base64"], "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=");
-    assert_eq!(r["base64url"], "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0");
+    assert_eq!(
+        r["base64url"],
+        "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0"
+    );
     assert_eq!(r["latin1Length"], 32);
     assert_eq!(r["buffer"], "true:32:ba7816bf");
     assert_eq!(r["utf8Input"], "21b1ae5bc147bb564254200a4731e337");
@@ -48,7 +59,10 @@ async fn hashes_match_known_digests() {
         format!("{SHA256_ABC}|b2bdab4230154046ad0b7dfa830a9260caa5bd6ae230e582a2244ab4bf0b4ca5")
     );
     assert_eq!(r["streamed"], "true");
-    assert_eq!(r["oneShot"], "a9993e364706816aba3e25717850c26c9cd0d89d|kAFQmDzST7DWlj99KOF/cg==|true");
+    assert_eq!(
+        r["oneShot"],
+        "a9993e364706816aba3e25717850c26c9cd0d89d|kAFQmDzST7DWlj99KOF/cg==|true"
+    );
     assert_eq!(r["getHashes"], true);
     assert_eq!(r["subtle"], format!("true:{SHA256_ABC}"));
     assert_eq!(r["subtleObject"], r["abc.sha1"]);
@@ -58,12 +72,18 @@ async fn hashes_match_known_digests() {
 async fn hmac_matches_rfc_vectors() {
     let r = results().await;
     // RFC 4231 test case 2 (SHA-256, SHA-512) and 6 (key longer than a block); RFC 2104 for MD5.
-    assert_eq!(r["hmacSha256"], "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    assert_eq!(
+        r["hmacSha256"],
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    );
     assert_eq!(
         r["hmacSha512"],
         "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737"
     );
-    assert_eq!(r["hmacLongKey"], "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+    assert_eq!(
+        r["hmacLongKey"],
+        "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+    );
     assert_eq!(r["hmacMd5"], "750c783e6ab0b503eaa86e310a5db738");
     // Node's Hmac answers a second digest() with an empty result.
     assert_eq!(r["hmacTwice"], "40|\"\"|0");
@@ -123,7 +143,16 @@ async fn randomness_and_comparison() {
 #[tokio::test(flavor = "multi_thread")]
 async fn unsupported_members_name_themselves() {
     let r = results().await;
-    assert_eq!(r["cipher"], "Error||node:crypto.createCipheriv is not supported by the Paseo plugin host yet");
-    assert_eq!(r["pbkdf2"], "Error||node:crypto.pbkdf2Sync is not supported by the Paseo plugin host yet");
-    assert_eq!(r["subtleSign"], "Error||node:crypto.subtle.sign is not supported by the Paseo plugin host yet");
+    assert_eq!(
+        r["cipher"],
+        "Error||node:crypto.createCipheriv is not supported by the Paseo plugin host yet"
+    );
+    assert_eq!(
+        r["pbkdf2"],
+        "Error||node:crypto.pbkdf2Sync is not supported by the Paseo plugin host yet"
+    );
+    assert_eq!(
+        r["subtleSign"],
+        "Error||node:crypto.subtle.sign is not supported by the Paseo plugin host yet"
+    );
 }

@@ -16,7 +16,9 @@ async fn open_titled(title: &str, cwd: &std::path::Path) -> (PluginHost, Value) 
     let mut request = open_request();
     request["title"] = json!(title);
     request["cwd"] = json!(cwd);
-    let out = open(&host, request).await.unwrap_or_else(|e| panic!("{e}\n{:?}", log_lines(&host, "node-net-http")));
+    let out = open(&host, request)
+        .await
+        .unwrap_or_else(|e| panic!("{e}\n{:?}", log_lines(&host, "node-net-http")));
     (host, out)
 }
 
@@ -71,13 +73,19 @@ async fn http_server_and_client_on_loopback() {
             "hasLoopback": true, "literal": { "address": "::1", "family": 6 }, "isIP": [4, 6, 0, true, false],
         })
     );
-    assert_eq!(log_lines(&host, "node-net-http"), ["[paseo] Loading plugin", "[paseo] Plugin ready"]);
+    assert_eq!(
+        log_lines(&host, "node-net-http"),
+        ["[paseo] Loading plugin", "[paseo] Plugin ready"]
+    );
     host.shutdown().await;
 }
 
 fn get(port: u16, path: &str) -> std::io::Result<String> {
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )?;
     let mut text = String::new();
     stream.read_to_string(&mut text)?;
     Ok(text)
@@ -88,14 +96,24 @@ async fn a_plugins_server_outlives_the_hook_and_stops_with_the_plugin() {
     let dir = tempfile::tempdir().unwrap();
     let (host, out) = open_titled("serve", dir.path()).await;
     let port: u16 = out["env"]["PORT"].as_str().unwrap().parse().unwrap();
-    let text = tokio::task::spawn_blocking(move || get(port, "/mcp?x=1")).await.unwrap().unwrap();
-    let text = text.split("\r\n").filter(|l| !l.starts_with("Date: ")).collect::<Vec<_>>().join("\r\n");
+    let text = tokio::task::spawn_blocking(move || get(port, "/mcp?x=1"))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = text
+        .split("\r\n")
+        .filter(|l| !l.starts_with("Date: "))
+        .collect::<Vec<_>>()
+        .join("\r\n");
     assert_eq!(
         text,
         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n\
          23\r\nhello from the plugin: GET /mcp?x=1\r\n0\r\n\r\n"
     );
     host.shutdown().await;
-    let refused = tokio::task::spawn_blocking(move || get(port, "/")).await.unwrap().unwrap_err();
+    let refused = tokio::task::spawn_blocking(move || get(port, "/"))
+        .await
+        .unwrap()
+        .unwrap_err();
     assert_eq!(refused.kind(), std::io::ErrorKind::ConnectionRefused);
 }

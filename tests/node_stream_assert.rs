@@ -22,7 +22,13 @@ async fn results_with(request: Value) -> Value {
 
 fn check(r: &Value, expected: &[(&str, &str)]) {
     for (key, want) in expected {
-        assert_eq!(r[*key].as_str().unwrap_or_else(|| panic!("{key} missing: {}", r[*key])), *want, "{key}");
+        assert_eq!(
+            r[*key]
+                .as_str()
+                .unwrap_or_else(|| panic!("{key} missing: {}", r[*key])),
+            *want,
+            "{key}"
+        );
     }
 }
 
@@ -59,10 +65,19 @@ async fn streams_behave_like_node() {
 #[tokio::test(flavor = "multi_thread")]
 async fn stream_gaps_fail_naming_the_member() {
     let r = results().await;
-    check(&r, &[
-        ("compose", "Error||node:stream.compose is not supported by the Paseo plugin host yet"),
-        ("writableToWeb", "Error||node:stream.Writable.toWeb is not supported by the Paseo plugin host yet"),
-    ]);
+    check(
+        &r,
+        &[
+            (
+                "compose",
+                "Error||node:stream.compose is not supported by the Paseo plugin host yet",
+            ),
+            (
+                "writableToWeb",
+                "Error||node:stream.Writable.toWeb is not supported by the Paseo plugin host yet",
+            ),
+        ],
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -121,14 +136,26 @@ async fn assert_messages_match_node() {
 #[tokio::test(flavor = "multi_thread")]
 async fn querystring_round_trips() {
     let r = results().await;
-    check(&r, &[
-        ("qsParse", r#"{"a":["1","2"],"b":"x y","c":"€","d":"","e":"%zz"}"#),
-        ("qsStringify", "name=Zo%C3%AB%20%26%20co&tags=a%20b&tags=c%2Fd&n=5&ok=true&none="),
-        ("qsRoundTrip", r#"{"name":"Zoë & co","tags":["a b","c/d"],"n":"5","ok":"true","none":""}"#),
-        ("qsCustom", r#"a:1;b:2|{"a":"1","b":"2"}"#),
-        ("qsEscape", "a%20b%26%C3%A9|a b%zz|true"),
-        ("qsMaxKeys", r#"{"a":"1","b":"2"}"#),
-    ]);
+    check(
+        &r,
+        &[
+            (
+                "qsParse",
+                r#"{"a":["1","2"],"b":"x y","c":"€","d":"","e":"%zz"}"#,
+            ),
+            (
+                "qsStringify",
+                "name=Zo%C3%AB%20%26%20co&tags=a%20b&tags=c%2Fd&n=5&ok=true&none=",
+            ),
+            (
+                "qsRoundTrip",
+                r#"{"name":"Zoë & co","tags":["a b","c/d"],"n":"5","ok":"true","none":""}"#,
+            ),
+            ("qsCustom", r#"a:1;b:2|{"a":"1","b":"2"}"#),
+            ("qsEscape", "a%20b%26%C3%A9|a b%zz|true"),
+            ("qsMaxKeys", r#"{"a":"1","b":"2"}"#),
+        ],
+    );
     assert_eq!(r["qsNullProto"], true);
 }
 
@@ -156,19 +183,31 @@ async fn scenarios_log_what_node_logs() {
     let path = fixture("node-stream-assert").join("scenarios.expected.json");
     let expected: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let expected = expected.as_object().unwrap();
-    assert!(expected.len() > 50, "only {} scenarios recorded", expected.len());
+    assert!(
+        expected.len() > 50,
+        "only {} scenarios recorded",
+        expected.len()
+    );
     let mut diffs = Vec::new();
     for (label, want) in expected {
         if NODE_TIMING_ONLY.contains(&label.as_str()) {
             continue;
         }
         if actual[label] != *want {
-            diffs.push(format!("{label}
+            diffs.push(format!(
+                "{label}
   node:   {want}
-  engine: {}", actual[label]));
+  engine: {}",
+                actual[label]
+            ));
         }
     }
-    assert!(diffs.is_empty(), "{} scenarios differ from Node:\n{}", diffs.len(), diffs.join("\n"));
+    assert!(
+        diffs.is_empty(),
+        "{} scenarios differ from Node:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
 }
 
 // A CommonJS dependency written like split2/through2: `require("stream")`, `require("string_decoder")`

@@ -20,7 +20,11 @@ fn checked_in_declarations_match_the_catalogue() {
     }
     let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
     if on_disk != rendered {
-        let line = on_disk.lines().zip(rendered.lines()).position(|(a, b)| a != b).unwrap_or_else(|| on_disk.lines().count().min(rendered.lines().count()));
+        let line = on_disk
+            .lines()
+            .zip(rendered.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| on_disk.lines().count().min(rendered.lines().count()));
         panic!(
             "{} is out of date with runtime/src/hooks/catalogue.json (first difference at line {}:\n  file:      {:?}\n  generated: {:?}).\n\
              Regenerate it with `PASEO_BLESS=1 cargo test --test types`, then run scripts/typecheck.",
@@ -36,15 +40,28 @@ fn checked_in_declarations_match_the_catalogue() {
 fn every_hook_and_old_name_is_declared() {
     let dts = render_hooks_dts();
     let section = |name: &str| {
-        let start = dts.find(&format!("export interface {name} {{\n")).unwrap_or_else(|| panic!("no {name}"));
+        let start = dts
+            .find(&format!("export interface {name} {{\n"))
+            .unwrap_or_else(|| panic!("no {name}"));
         let body = &dts[start..];
         body[..body.find("\n}\n").unwrap()].to_string()
     };
     let (payloads, results) = (section("PluginHookPayloads"), section("PluginHookResults"));
-    let (events, befores) = (section("PluginLifecycleEvents"), section("PluginBeforeRequests"));
+    let (events, befores) = (
+        section("PluginLifecycleEvents"),
+        section("PluginBeforeRequests"),
+    );
     for hook in catalogue().iter() {
-        assert!(payloads.contains(&format!("\n  \"{}\":", hook.name)), "{} missing from PluginHookPayloads", hook.name);
-        assert!(results.contains(&format!("\n  \"{}\":", hook.name)), "{} missing from PluginHookResults", hook.name);
+        assert!(
+            payloads.contains(&format!("\n  \"{}\":", hook.name)),
+            "{} missing from PluginHookPayloads",
+            hook.name
+        );
+        assert!(
+            results.contains(&format!("\n  \"{}\":", hook.name)),
+            "{} missing from PluginHookResults",
+            hook.name
+        );
     }
     assert_eq!(events.matches("@deprecated").count(), 9);
     assert_eq!(befores.matches("@deprecated").count(), 3);
@@ -65,5 +82,8 @@ fn every_hook_and_old_name_is_declared() {
     ] {
         assert!(dts.lines().any(|l| l == line), "no line {line:?} in:\n{dts}");
     }
-    assert!(!dts.contains("worktree.create\":"), "worktree hooks have no old name");
+    assert!(
+        !dts.contains("worktree.create\":"),
+        "worktree hooks have no old name"
+    );
 }

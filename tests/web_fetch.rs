@@ -34,7 +34,10 @@ async fn serve() -> Server {
 }
 
 async fn respond(sock: &mut TcpStream, status: &str, headers: &[(&str, &str)], body: &[u8]) {
-    let mut out = format!("HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n", body.len());
+    let mut out = format!(
+        "HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n",
+        body.len()
+    );
     for (k, v) in headers {
         out.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -53,7 +56,10 @@ async fn until_closed(sock: &mut TcpStream, events: &Events, what: &str) {
     .await
     .is_ok();
     if closed {
-        events.lock().unwrap().push(format!("{what}: client closed"));
+        events
+            .lock()
+            .unwrap()
+            .push(format!("{what}: client closed"));
     }
 }
 
@@ -73,12 +79,25 @@ async fn handle(mut sock: TcpStream, events: Events) {
     let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
     let mut lines = head.split("\r\n");
     let mut start = lines.next().unwrap().split(' ');
-    let (method, path) = (start.next().unwrap().to_string(), start.next().unwrap().to_string());
+    let (method, path) = (
+        start.next().unwrap().to_string(),
+        start.next().unwrap().to_string(),
+    );
     let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':').map(|(k, v)| (k.to_lowercase(), v.trim().to_string())))
+        .filter_map(|l| {
+            l.split_once(':')
+                .map(|(k, v)| (k.to_lowercase(), v.trim().to_string()))
+        })
         .collect();
-    let header = |name: &str| headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-    let len: usize = header("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let len: usize = header("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let mut body = buf[head_end..].to_vec();
     while body.len() < len {
         let mut chunk = [0u8; 4096];
@@ -90,11 +109,24 @@ async fn handle(mut sock: TcpStream, events: Events) {
     }
     match path.split('?').next().unwrap() {
         "/text" => {
-            let headers = [("content-type", "text/plain"), ("set-cookie", "a=1"), ("set-cookie", "b=2"), ("x-custom", "yes")];
+            let headers = [
+                ("content-type", "text/plain"),
+                ("set-cookie", "a=1"),
+                ("set-cookie", "b=2"),
+                ("x-custom", "yes"),
+            ];
             let body: &[u8] = if method == "HEAD" { b"" } else { b"hello" };
             respond(&mut sock, "200 OK", &headers, body).await;
         }
-        "/json" => respond(&mut sock, "200 OK", &[("content-type", "application/json")], br#"{"a":1,"b":[true,null]}"#).await,
+        "/json" => {
+            respond(
+                &mut sock,
+                "200 OK",
+                &[("content-type", "application/json")],
+                br#"{"a":1,"b":[true,null]}"#,
+            )
+            .await
+        }
         "/empty" => respond(&mut sock, "204 No Content", &[], b"").await,
         "/echo" => {
             let pick = |n: &str| header(n).map_or(Value::Null, Value::from);
@@ -103,14 +135,26 @@ async fn handle(mut sock: TcpStream, events: Events) {
                 "contentType": pick("content-type"), "xTest": pick("x-test"), "accept": pick("accept"),
                 "userAgent": pick("user-agent"), "contentLength": pick("content-length"),
             });
-            respond(&mut sock, "200 OK", &[("content-type", "application/json")], echo.to_string().as_bytes()).await;
+            respond(
+                &mut sock,
+                "200 OK",
+                &[("content-type", "application/json")],
+                echo.to_string().as_bytes(),
+            )
+            .await;
         }
         "/redirect" => respond(&mut sock, "302 Found", &[("location", "/text")], b"").await,
         "/loop" => respond(&mut sock, "302 Found", &[("location", "/loop")], b"").await,
         "/chunked" => {
-            let _ = sock.write_all(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n").await;
+            let _ = sock
+                .write_all(
+                    b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n",
+                )
+                .await;
             for part in ["one", "two", "three"] {
-                let _ = sock.write_all(format!("{:x}\r\n{part}\r\n", part.len()).as_bytes()).await;
+                let _ = sock
+                    .write_all(format!("{:x}\r\n{part}\r\n", part.len()).as_bytes())
+                    .await;
                 tokio::time::sleep(Duration::from_millis(40)).await;
             }
             let _ = sock.write_all(b"0\r\n\r\n").await;
@@ -121,9 +165,19 @@ async fn handle(mut sock: TcpStream, events: Events) {
             until_closed(&mut sock, &events, "slow-body").await;
         }
         "/truncated" => {
-            let _ = sock.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\nconnection: close\r\n\r\nabc").await;
+            let _ = sock
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\nconnection: close\r\n\r\nabc")
+                .await;
         }
-        _ => respond(&mut sock, "404 Not Found", &[("content-type", "text/plain")], b"no such page").await,
+        _ => {
+            respond(
+                &mut sock,
+                "404 Not Found",
+                &[("content-type", "text/plain")],
+                b"no such page",
+            )
+            .await
+        }
     }
 }
 
@@ -136,7 +190,9 @@ async fn run_case(case: &str, server: &Server, extra: &[(&str, String)]) -> Valu
     for (k, v) in extra {
         request["labels"][k] = json!(v);
     }
-    let out = open(&host, request).await.unwrap_or_else(|e| panic!("{case}: {e}\nlogs: {:?}", log_lines(&host, "web-fetch")));
+    let out = open(&host, request)
+        .await
+        .unwrap_or_else(|e| panic!("{case}: {e}\nlogs: {:?}", log_lines(&host, "web-fetch")));
     host.shutdown().await;
     serde_json::from_str(out["env"]["RESULT"].as_str().unwrap()).unwrap()
 }
@@ -147,11 +203,26 @@ async fn responses_headers_and_redirects() {
     let out = run_case("basics", &server, &[]).await;
     assert_eq!(
         out["text"],
-        json!([200, "OK", true, "basic", true, false, "text/plain", ["a=1", "b=2"], false, "hello", true,
-            "TypeError: Body is unusable: Body has already been read"])
+        json!([
+            200,
+            "OK",
+            true,
+            "basic",
+            true,
+            false,
+            "text/plain",
+            ["a=1", "b=2"],
+            false,
+            "hello",
+            true,
+            "TypeError: Body is unusable: Body has already been read"
+        ])
     );
     assert_eq!(out["json"], json!({ "a": 1, "b": [true, null] }));
-    assert_eq!(out["missing"], json!([404, "Not Found", false, "no such page"]));
+    assert_eq!(
+        out["missing"],
+        json!([404, "Not Found", false, "no such page"])
+    );
     assert_eq!(
         out["echo"],
         json!({ "method": "GET", "path": "/echo?q=1", "body": "", "contentType": null, "xTest": "req",
@@ -161,7 +232,17 @@ async fn responses_headers_and_redirects() {
     assert_eq!(out["manual"], json!([302, false, "/text"]));
     assert_eq!(out["head"], json!([200, null, "0"]));
     assert_eq!(out["empty"], json!([204, null, ""]));
-    assert_eq!(out["headerNames"], json!(["connection", "content-length", "content-type", "set-cookie", "set-cookie", "x-custom"]));
+    assert_eq!(
+        out["headerNames"],
+        json!([
+            "connection",
+            "content-length",
+            "content-type",
+            "set-cookie",
+            "set-cookie",
+            "x-custom"
+        ])
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -172,16 +253,46 @@ async fn request_and_response_bodies() {
         json!({ "method": method, "path": "/echo", "body": body, "contentType": ty, "xTest": x,
             "accept": "*/*", "userAgent": "node", "contentLength": len })
     };
-    assert_eq!(out["string"], echo("POST", r#"{"n":1}"#, json!("application/json"), "7", json!("s")));
+    assert_eq!(
+        out["string"],
+        echo(
+            "POST",
+            r#"{"n":1}"#,
+            json!("application/json"),
+            "7",
+            json!("s")
+        )
+    );
     assert_eq!(
         out["params"],
-        echo("POST", "a=1&b=x+y", json!("application/x-www-form-urlencoded;charset=UTF-8"), "9", Value::Null)
+        echo(
+            "POST",
+            "a=1&b=x+y",
+            json!("application/x-www-form-urlencoded;charset=UTF-8"),
+            "9",
+            Value::Null
+        )
     );
-    assert_eq!(out["bytes"], echo("PUT", "hi", Value::Null, "2", Value::Null));
-    assert_eq!(out["buffer"], echo("POST", "ab", Value::Null, "2", Value::Null));
-    assert_eq!(out["blob"], echo("POST", "blob", json!("text/x-blob"), "4", Value::Null));
-    assert_eq!(out["stream"], echo("POST", "stream", Value::Null, "6", Value::Null));
-    assert_eq!(out["clone"], json!([r#"{"a":1,"b":[true,null]}"#, { "a": 1, "b": [true, null] }]));
+    assert_eq!(
+        out["bytes"],
+        echo("PUT", "hi", Value::Null, "2", Value::Null)
+    );
+    assert_eq!(
+        out["buffer"],
+        echo("POST", "ab", Value::Null, "2", Value::Null)
+    );
+    assert_eq!(
+        out["blob"],
+        echo("POST", "blob", json!("text/x-blob"), "4", Value::Null)
+    );
+    assert_eq!(
+        out["stream"],
+        echo("POST", "stream", Value::Null, "6", Value::Null)
+    );
+    assert_eq!(
+        out["clone"],
+        json!([r#"{"a":1,"b":[true,null]}"#, { "a": 1, "b": [true, null] }])
+    );
     assert_eq!(out["arrayBuffer"], 5);
     assert_eq!(out["bytesBody"], json!([104, 101, 108, 108, 111]));
     assert_eq!(out["blobBody"], json!([5, "text/plain", "hello"]));
@@ -233,7 +344,13 @@ async fn abort_rejects_with_the_reason_and_drops_the_connection() {
     seen.sort();
     assert_eq!(
         seen,
-        ["slow-body: client closed", "slow-body: client closed", "slow: client closed", "slow: client closed", "slow: client closed"]
+        [
+            "slow-body: client closed",
+            "slow-body: client closed",
+            "slow: client closed",
+            "slow: client closed",
+            "slow: client closed"
+        ]
     );
 }
 
@@ -244,7 +361,12 @@ async fn failures_have_nodes_shapes() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let out = run_case("errors", &server, &[("closed", format!("http://127.0.0.1:{closed}/"))]).await;
+    let out = run_case(
+        "errors",
+        &server,
+        &[("closed", format!("http://127.0.0.1:{closed}/"))],
+    )
+    .await;
     let unsupported = "(only http:, https: and data:)";
     assert_eq!(
         out,

@@ -35,9 +35,11 @@ pub fn socket_path(home: &Path) -> PathBuf {
 pub async fn serve(daemon: Arc<Daemon>) -> Result<(), String> {
     let path = socket_path(&daemon.store.home);
     let _ = std::fs::remove_file(&path);
-    let listener = UnixListener::bind(&path).map_err(|e| format!("Cannot listen on {}: {e}", path.display()))?;
+    let listener = UnixListener::bind(&path)
+        .map_err(|e| format!("Cannot listen on {}: {e}", path.display()))?;
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(|e| e.to_string())?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| e.to_string())?;
     let stop = Arc::new(tokio::sync::Notify::new());
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     // SAFETY: geteuid has no preconditions.
@@ -85,12 +87,16 @@ pub async fn serve(daemon: Arc<Daemon>) -> Result<(), String> {
 
 /// Lets in only the daemon's own user (the kernel's word for who is connecting).
 fn admit(stream: &UnixStream, owner: u32) -> Result<(), String> {
-    let cred = stream.peer_cred().map_err(|e| format!("connection refused: cannot read the peer's credentials: {e}"))?;
+    let cred = stream
+        .peer_cred()
+        .map_err(|e| format!("connection refused: cannot read the peer's credentials: {e}"))?;
     if cred.uid() != owner {
         return Err(format!(
             "connection refused: uid {} (pid {}) is not the daemon's user (uid {owner})",
             cred.uid(),
-            cred.pid().map(|p| p.to_string()).unwrap_or_else(|| "?".into())
+            cred.pid()
+                .map(|p| p.to_string())
+                .unwrap_or_else(|| "?".into())
         ));
     }
     Ok(())
@@ -128,13 +134,22 @@ enum LineError {
 
 /// Reads one `\n`-terminated line of at most `max` bytes (without the newline), buffering no
 /// more than that: a longer line is refused as soon as it passes the limit. `None` at EOF.
-async fn read_line_limited<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> Result<Option<String>, LineError> {
+async fn read_line_limited<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    max: usize,
+) -> Result<Option<String>, LineError> {
     let mut line = Vec::new();
     loop {
         let chunk = reader.fill_buf().await.map_err(|_| LineError::Io)?;
         if chunk.is_empty() {
             // EOF: a last line without its newline still counts.
-            return if line.is_empty() { Ok(None) } else { String::from_utf8(line).map(Some).map_err(|_| LineError::NotUtf8) };
+            return if line.is_empty() {
+                Ok(None)
+            } else {
+                String::from_utf8(line)
+                    .map(Some)
+                    .map_err(|_| LineError::NotUtf8)
+            };
         }
         let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
             Some(i) => (i, true),
@@ -146,7 +161,9 @@ async fn read_line_limited<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) 
         line.extend_from_slice(&chunk[..take]);
         reader.consume(if done { take + 1 } else { take });
         if done {
-            return String::from_utf8(line).map(Some).map_err(|_| LineError::NotUtf8);
+            return String::from_utf8(line)
+                .map(Some)
+                .map_err(|_| LineError::NotUtf8);
         }
     }
 }
@@ -158,16 +175,26 @@ fn parse_request(line: &str) -> Result<(String, Value), String> {
     let Some(method) = request.get("method").and_then(Value::as_str) else {
         return Err("Invalid request: \"method\" must be a string naming a daemon method".into());
     };
-    Ok((method.to_string(), request.get("params").cloned().unwrap_or(Value::Null)))
+    Ok((
+        method.to_string(),
+        request.get("params").cloned().unwrap_or(Value::Null),
+    ))
 }
 
 async fn connection(daemon: Arc<Daemon>, stream: UnixStream, stop: Arc<tokio::sync::Notify>) {
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
     loop {
-        let line = match tokio::time::timeout(IDLE_TIMEOUT, read_line_limited(&mut reader, MAX_LINE)).await {
+        let line = match tokio::time::timeout(
+            IDLE_TIMEOUT,
+            read_line_limited(&mut reader, MAX_LINE),
+        )
+        .await
+        {
             Err(_) | Ok(Ok(None)) | Ok(Err(LineError::Io)) => return,
-            Ok(Err(LineError::TooLong)) => Err(format!("Invalid request: the line exceeds {MAX_LINE} bytes, the control socket's limit")),
+            Ok(Err(LineError::TooLong)) => Err(format!(
+                "Invalid request: the line exceeds {MAX_LINE} bytes, the control socket's limit"
+            )),
             Ok(Err(LineError::NotUtf8)) => Err("Invalid request: not UTF-8".to_string()),
             Ok(Ok(Some(line))) => Ok(line),
         };
@@ -175,7 +202,9 @@ async fn connection(daemon: Arc<Daemon>, stream: UnixStream, stop: Arc<tokio::sy
             Ok(request) => request,
             Err(error) => {
                 // The rest of a refused line may still be arriving: answer and close.
-                let _ = write.write_all(format!("{}\n", json!({ "ok": false, "error": error })).as_bytes()).await;
+                let _ = write
+                    .write_all(format!("{}\n", json!({ "ok": false, "error": error })).as_bytes())
+                    .await;
                 return;
             }
         };
@@ -193,7 +222,11 @@ async fn connection(daemon: Arc<Daemon>, stream: UnixStream, stop: Arc<tokio::sy
             Ok(result) => json!({ "ok": true, "result": result }),
             Err(error) => json!({ "ok": false, "error": error }),
         };
-        if write.write_all(format!("{answer}\n").as_bytes()).await.is_err() {
+        if write
+            .write_all(format!("{answer}\n").as_bytes())
+            .await
+            .is_err()
+        {
             return;
         }
         if method == "daemon.stop" {
@@ -203,19 +236,29 @@ async fn connection(daemon: Arc<Daemon>, stream: UnixStream, stop: Arc<tokio::sy
     }
 }
 
-async fn follow_logs(daemon: &Arc<Daemon>, params: &Value, write: &mut tokio::net::unix::OwnedWriteHalf) {
+async fn follow_logs(
+    daemon: &Arc<Daemon>,
+    params: &Value,
+    write: &mut tokio::net::unix::OwnedWriteHalf,
+) {
     let id = params["id"].as_str().unwrap_or_default().to_string();
     let mut rx = daemon.logs.subscribe();
     match daemon.plugin_logs(&id) {
         Ok(entries) => {
             for entry in entries {
-                if write.write_all(format!("{}\n", json!({ "log": entry })).as_bytes()).await.is_err() {
+                if write
+                    .write_all(format!("{}\n", json!({ "log": entry })).as_bytes())
+                    .await
+                    .is_err()
+                {
                     return;
                 }
             }
         }
         Err(error) => {
-            let _ = write.write_all(format!("{}\n", json!({ "ok": false, "error": error })).as_bytes()).await;
+            let _ = write
+                .write_all(format!("{}\n", json!({ "ok": false, "error": error })).as_bytes())
+                .await;
             return;
         }
     }
@@ -227,14 +270,22 @@ async fn follow_logs(daemon: &Arc<Daemon>, params: &Value, write: &mut tokio::ne
             Err(RecvError::Lagged(skipped)) => json!({ "gap": skipped }),
             Err(RecvError::Closed) => return,
         };
-        if write.write_all(format!("{line}\n").as_bytes()).await.is_err() {
+        if write
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .is_err()
+        {
             return;
         }
     }
 }
 
 /// `plugin.install` streams `{"progress": "…"}` lines (build commands) before its answer.
-async fn install_with_progress(daemon: &Arc<Daemon>, params: &Value, write: &mut tokio::net::unix::OwnedWriteHalf) {
+async fn install_with_progress(
+    daemon: &Arc<Daemon>,
+    params: &Value,
+    write: &mut tokio::net::unix::OwnedWriteHalf,
+) {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     let send = move |line: String| {
         let _ = tx.send(line);
@@ -252,7 +303,9 @@ async fn install_with_progress(daemon: &Arc<Daemon>, params: &Value, write: &mut
         }
     };
     while let Ok(line) = rx.try_recv() {
-        let _ = write.write_all(format!("{}\n", json!({ "progress": line })).as_bytes()).await;
+        let _ = write
+            .write_all(format!("{}\n", json!({ "progress": line })).as_bytes())
+            .await;
     }
     let answer = match outcome {
         Ok(result) => json!({ "ok": true, "result": result }),
@@ -262,7 +315,12 @@ async fn install_with_progress(daemon: &Arc<Daemon>, params: &Value, write: &mut
 }
 
 /// A request whose answer may be preceded by `{"progress": …}` lines, shown through `each`.
-pub async fn request_with_progress(home: &Path, method: &str, params: Value, each: impl Fn(&str)) -> Result<Value, String> {
+pub async fn request_with_progress(
+    home: &Path,
+    method: &str,
+    params: Value,
+    each: impl Fn(&str),
+) -> Result<Value, String> {
     let mut result = Err("The daemon closed the connection".to_string());
     stream(home, method, params, |line| {
         if let Some(p) = line["progress"].as_str() {
@@ -282,19 +340,39 @@ fn str_param<'v>(params: &'v Value, key: &str) -> Result<&'v str, String> {
 
 async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Value, String> {
     match method {
-        "daemon.status" => Ok(json!({ "home": daemon.store.home, "pid": std::process::id(), "pluginsEnabled": daemon.plugins_enabled() })),
+        "daemon.status" => Ok(
+            json!({ "home": daemon.store.home, "pid": std::process::id(), "pluginsEnabled": daemon.plugins_enabled() }),
+        ),
         "daemon.stop" => Ok(json!({ "stopping": true })),
         "plugin.ls" => Ok(json!(daemon.plugin_list())),
         "plugins.enable" => daemon.set_plugins_enabled(true).await,
         "plugins.disable" => daemon.set_plugins_enabled(false).await,
-        "plugin.install" => daemon.plugin_install(Path::new(str_param(&params, "path")?), params["id"].as_str()).await,
-        "plugin.enable" => daemon.plugin_set_enabled(str_param(&params, "id")?, true).await,
-        "plugin.disable" => daemon.plugin_set_enabled(str_param(&params, "id")?, false).await,
+        "plugin.install" => {
+            daemon
+                .plugin_install(
+                    Path::new(str_param(&params, "path")?),
+                    params["id"].as_str(),
+                )
+                .await
+        }
+        "plugin.enable" => {
+            daemon
+                .plugin_set_enabled(str_param(&params, "id")?, true)
+                .await
+        }
+        "plugin.disable" => {
+            daemon
+                .plugin_set_enabled(str_param(&params, "id")?, false)
+                .await
+        }
         "plugin.reload" => daemon.plugin_reload(str_param(&params, "id")?).await,
         "plugin.remove" => daemon.plugin_remove(str_param(&params, "id")?).await,
-        "plugin.logs" => daemon.plugin_logs(str_param(&params, "id")?).map(|entries| json!(entries)),
+        "plugin.logs" => daemon
+            .plugin_logs(str_param(&params, "id")?)
+            .map(|entries| json!(entries)),
         "workspace.create" => {
-            let mut request = json!({ "source": { "kind": "directory", "path": str_param(&params, "dir")? } });
+            let mut request =
+                json!({ "source": { "kind": "directory", "path": str_param(&params, "dir")? } });
             if let Some(title) = params["title"].as_str() {
                 request["title"] = json!(title);
             }
@@ -307,19 +385,33 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
         "workspace.archive" => daemon.archive_workspace(str_param(&params, "id")?).await,
         "agent.create" => daemon.create_agent(params).await,
         "agent.ls" => Ok(json!(daemon.agents())),
-        "agent.show" => daemon.agent_view(str_param(&params, "id")?).ok_or_else(|| format!("Agent not found: {}", params["id"].as_str().unwrap_or_default())),
+        "agent.show" => daemon.agent_view(str_param(&params, "id")?).ok_or_else(|| {
+            format!(
+                "Agent not found: {}",
+                params["id"].as_str().unwrap_or_default()
+            )
+        }),
         "agent.send" => {
             let id = str_param(&params, "id")?;
             daemon.send(id, str_param(&params, "text")?, None)?;
             if params["wait"] == true {
                 daemon.wait_idle(id, Duration::from_secs(600)).await;
             }
-            daemon.agent_view(id).ok_or_else(|| format!("Agent not found: {id}"))
+            daemon
+                .agent_view(id)
+                .ok_or_else(|| format!("Agent not found: {id}"))
         }
         "agent.wait" => {
             let id = str_param(&params, "id")?;
-            daemon.wait_idle(id, Duration::from_millis(params["timeoutMs"].as_u64().unwrap_or(600_000))).await;
-            daemon.agent_view(id).ok_or_else(|| format!("Agent not found: {id}"))
+            daemon
+                .wait_idle(
+                    id,
+                    Duration::from_millis(params["timeoutMs"].as_u64().unwrap_or(600_000)),
+                )
+                .await;
+            daemon
+                .agent_view(id)
+                .ok_or_else(|| format!("Agent not found: {id}"))
         }
         "agent.cancel" => daemon.cancel(str_param(&params, "id")?).await,
         "agent.close" => daemon.close(str_param(&params, "id")?).await,
@@ -334,7 +426,11 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
             if let Some(message) = params["message"].as_str() {
                 response["message"] = json!(message);
             }
-            daemon.respond_permission(str_param(&params, "agentId")?, str_param(&params, "requestId")?, response)?;
+            daemon.respond_permission(
+                str_param(&params, "agentId")?,
+                str_param(&params, "requestId")?,
+                response,
+            )?;
             Ok(Value::Null)
         }
         other => Err(format!("Unknown daemon method: {other}")),
@@ -344,7 +440,9 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
 /// One request to the running daemon.
 pub async fn request(home: &Path, method: &str, params: Value) -> Result<Value, String> {
     let mut stream = connect(home).await?;
-    let sent = stream.write_all(format!("{}\n", json!({ "method": method, "params": params })).as_bytes()).await;
+    let sent = stream
+        .write_all(format!("{}\n", json!({ "method": method, "params": params })).as_bytes())
+        .await;
     // A refused connection may have been answered already: its reason beats "broken pipe".
     let mut line = String::new();
     let read = BufReader::new(stream).read_line(&mut line).await;
@@ -352,18 +450,30 @@ pub async fn request(home: &Path, method: &str, params: Value) -> Result<Value, 
         sent.map_err(|e| e.to_string())?;
         read.map_err(|e| e.to_string())?;
     }
-    let answer: Value = serde_json::from_str(&line).map_err(|_| "The daemon closed the connection".to_string())?;
+    let answer: Value =
+        serde_json::from_str(&line).map_err(|_| "The daemon closed the connection".to_string())?;
     if answer["ok"] == true {
         Ok(answer["result"].clone())
     } else {
-        Err(answer["error"].as_str().unwrap_or("unknown error").to_string())
+        Err(answer["error"]
+            .as_str()
+            .unwrap_or("unknown error")
+            .to_string())
     }
 }
 
 /// A streaming request: calls `each` for every line until the daemon closes the connection.
-pub async fn stream(home: &Path, method: &str, params: Value, mut each: impl FnMut(Value) -> Result<(), String>) -> Result<(), String> {
+pub async fn stream(
+    home: &Path,
+    method: &str,
+    params: Value,
+    mut each: impl FnMut(Value) -> Result<(), String>,
+) -> Result<(), String> {
     let mut stream = connect(home).await?;
-    stream.write_all(format!("{}\n", json!({ "method": method, "params": params })).as_bytes()).await.map_err(|e| e.to_string())?;
+    stream
+        .write_all(format!("{}\n", json!({ "method": method, "params": params })).as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
     let mut lines = BufReader::new(stream).lines();
     while let Some(line) = lines.next_line().await.map_err(|e| e.to_string())? {
         let value: Value = serde_json::from_str(&line).map_err(|e| e.to_string())?;
@@ -376,9 +486,12 @@ pub async fn stream(home: &Path, method: &str, params: Value, mut each: impl FnM
 }
 
 async fn connect(home: &Path) -> Result<UnixStream, String> {
-    UnixStream::connect(socket_path(home))
-        .await
-        .map_err(|_| format!("The Paseo daemon is not running for {} (start it with `paseo daemon`)", home.display()))
+    UnixStream::connect(socket_path(home)).await.map_err(|_| {
+        format!(
+            "The Paseo daemon is not running for {} (start it with `paseo daemon`)",
+            home.display()
+        )
+    })
 }
 
 #[cfg(test)]
@@ -401,15 +514,30 @@ mod tests {
 
     #[tokio::test]
     async fn lines_are_split_and_bounded() {
-        assert_eq!(lines(b"ab\ncdef\ng", 4).await, [Ok(Some("ab".into())), Ok(Some("cdef".into())), Ok(Some("g".into())), Ok(None)]);
+        assert_eq!(
+            lines(b"ab\ncdef\ng", 4).await,
+            [
+                Ok(Some("ab".into())),
+                Ok(Some("cdef".into())),
+                Ok(Some("g".into())),
+                Ok(None)
+            ]
+        );
         assert_eq!(lines(b"abcde\n", 4).await, [Err(LineError::TooLong)]);
         assert_eq!(lines(b"\xff\n", 4).await, [Err(LineError::NotUtf8)]);
     }
 
     #[test]
     fn requests_that_are_not_requests_say_why() {
-        assert_eq!(parse_request(r#"{"method":"plugin.ls"}"#).unwrap(), ("plugin.ls".to_string(), Value::Null));
-        assert!(parse_request("[1]").unwrap_err().contains("\"method\" must be a string"));
-        assert!(parse_request("nope").unwrap_err().starts_with("Invalid request: not JSON (expected ident at line 1 column 2)"));
+        assert_eq!(
+            parse_request(r#"{"method":"plugin.ls"}"#).unwrap(),
+            ("plugin.ls".to_string(), Value::Null)
+        );
+        assert!(parse_request("[1]")
+            .unwrap_err()
+            .contains("\"method\" must be a string"));
+        assert!(parse_request("nope")
+            .unwrap_err()
+            .starts_with("Invalid request: not JSON (expected ident at line 1 column 2)"));
     }
 }

@@ -14,7 +14,12 @@ use serde_json::Value;
 
 use super::Daemon;
 
-pub async fn call(daemon: &Arc<Daemon>, agent_id: &str, name: &str, input: Value) -> Result<ToolResult, String> {
+pub async fn call(
+    daemon: &Arc<Daemon>,
+    agent_id: &str,
+    name: &str,
+    input: Value,
+) -> Result<ToolResult, String> {
     // The MCP server entry the agent was launched with, as a provider reads its config.
     let server = daemon
         .live
@@ -26,11 +31,17 @@ pub async fn call(daemon: &Arc<Daemon>, agent_id: &str, name: &str, input: Value
         .ok_or_else(|| format!("Agent {agent_id} was launched without plugin tools"))?;
     let url = server["url"].as_str().unwrap_or_default();
     let mut config = StreamableHttpClientTransportConfig::with_uri(url);
-    if let Some(token) = server["headers"]["Authorization"].as_str().and_then(|v| v.strip_prefix("Bearer ")) {
+    if let Some(token) = server["headers"]["Authorization"]
+        .as_str()
+        .and_then(|v| v.strip_prefix("Bearer "))
+    {
         config = config.auth_header(token);
     }
     let transport = StreamableHttpClientTransport::from_config(config);
-    let client = ().serve(transport).await.map_err(|e| format!("MCP connection to {url} failed: {e}"))?;
+    let client = ()
+        .serve(transport)
+        .await
+        .map_err(|e| format!("MCP connection to {url} failed: {e}"))?;
     let arguments = input.as_object().cloned().unwrap_or_default();
     let result = client
         .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(arguments))
@@ -38,7 +49,12 @@ pub async fn call(daemon: &Arc<Daemon>, agent_id: &str, name: &str, input: Value
         .map_err(|e| format!("MCP call of {name} failed: {e}"));
     let _ = client.cancel().await;
     let result = serde_json::to_value(result?).map_err(|e| e.to_string())?;
-    let text: Vec<&str> = result["content"].as_array().into_iter().flatten().filter_map(|c| c["text"].as_str()).collect();
+    let text: Vec<&str> = result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect();
     Ok(ToolResult {
         text: (!text.is_empty()).then(|| text.join("\n")),
         structured_content: result.get("structuredContent").cloned(),

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use paseo_plugin_runtime::hooks::types::*;
-use paseo_plugin_runtime::host::manifest::check_plugin_id;
 use paseo_plugin_runtime::host::logs::{now_iso, LogEntry};
+use paseo_plugin_runtime::host::manifest::check_plugin_id;
 use paseo_plugin_runtime::sdk::{Caller, PaseoDaemon, SdkError, SdkFuture};
 use paseo_plugin_runtime::tools::mcp::{AgentSecret, REDACTED_AUTHORIZATION, SERVER_NAME};
 use paseo_plugin_runtime::{HostOptions, OpenContext, PluginHost, PluginStatus};
@@ -28,7 +28,12 @@ use store::{AgentRecord, Config, PluginConfig, State, Store, WorkspaceRecord, Wo
 const PLUGINS_OFF: &str = "plugins are turned off (\"pluginsEnabled\": false in config.json); run `paseo plugins enable` to turn them on";
 
 /// Tools Paseo itself gives every agent (plugin tools may not reuse these names).
-pub const PASEO_TOOLS: &[&str] = &["create_agent", "send_agent_prompt", "list_agents", "wait_for_agent"];
+pub const PASEO_TOOLS: &[&str] = &[
+    "create_agent",
+    "send_agent_prompt",
+    "list_agents",
+    "wait_for_agent",
+];
 
 /// A live agent session: what the provider was launched with.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -172,9 +177,12 @@ impl Daemon {
             _home_lock: home_lock,
         });
         let _ = sdk.0.set(Arc::downgrade(&daemon));
-        let mcp = paseo_plugin_runtime::tools::mcp::McpServer::start(daemon.host.clone(), "127.0.0.1:0".parse().unwrap())
-            .await
-            .map_err(|e| format!("Cannot start the MCP server: {e}"))?;
+        let mcp = paseo_plugin_runtime::tools::mcp::McpServer::start(
+            daemon.host.clone(),
+            "127.0.0.1:0".parse().unwrap(),
+        )
+        .await
+        .map_err(|e| format!("Cannot start the MCP server: {e}"))?;
         *daemon.mcp.lock().unwrap() = Some(Arc::new(mcp));
         daemon.start_plugins().await;
         daemon.resume_agents().await;
@@ -220,7 +228,10 @@ impl Daemon {
                 let started = if self.host.plugin(id).is_some() {
                     self.host.reload(id).await
                 } else {
-                    self.host.load_with(&plugin.path, Some(id), None).await.map(|_| ())
+                    self.host
+                        .load_with(&plugin.path, Some(id), None)
+                        .await
+                        .map(|_| ())
                 };
                 match started {
                     Ok(()) => self.say(format!("plugin {id} running")),
@@ -251,14 +262,22 @@ impl Daemon {
                 self.host.stop(&info.id).await.ok();
             }
         }
-        self.say(format!("plugins {}", if on { "enabled" } else { "disabled" }));
+        self.say(format!(
+            "plugins {}",
+            if on { "enabled" } else { "disabled" }
+        ));
         Ok(json!({ "pluginsEnabled": on, "plugins": self.plugin_list() }))
     }
 
     /// The rows of `paseo plugin ls`.
     pub fn plugin_list(&self) -> Vec<Value> {
         let config = self.config.lock().unwrap().clone();
-        let loaded: HashMap<String, paseo_plugin_runtime::PluginInfo> = self.host.plugins().into_iter().map(|p| (p.id.clone(), p)).collect();
+        let loaded: HashMap<String, paseo_plugin_runtime::PluginInfo> = self
+            .host
+            .plugins()
+            .into_iter()
+            .map(|p| (p.id.clone(), p))
+            .collect();
         config
             .plugins
             .iter()
@@ -290,24 +309,51 @@ impl Daemon {
     /// Installs a directory plugin: checks its manifest and requirements, runs its `build`
     /// commands (without a shell, in the plugin directory, reporting progress), and starts it;
     /// it must reach `running`.
-    pub async fn plugin_install_with(&self, dir: &Path, id: Option<&str>, progress: &(dyn Fn(String) + Sync)) -> Result<Value, String> {
-        let dir = dir.canonicalize().map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
+    pub async fn plugin_install_with(
+        &self,
+        dir: &Path,
+        id: Option<&str>,
+        progress: &(dyn Fn(String) + Sync),
+    ) -> Result<Value, String> {
+        let dir = dir
+            .canonicalize()
+            .map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
         let manifest = paseo_plugin_runtime::host::manifest::Manifest::read(&dir)?;
         let id = id.map(str::to_string).unwrap_or(manifest.id.clone());
         check_plugin_id(&id)?;
         if self.config.lock().unwrap().plugins.contains_key(&id) {
-            return Err(format!("Plugin ID \"{id}\" is already configured; choose another ID with --id"));
+            return Err(format!(
+                "Plugin ID \"{id}\" is already configured; choose another ID with --id"
+            ));
         }
         manifest.check_requirements(&id, Some(paseo_plugin_runtime::PASEO_VERSION))?;
         let total = manifest.build.len();
         for (i, argv) in manifest.build.iter().enumerate() {
             let started = std::time::Instant::now();
-            progress(format!("building {id} [{}/{total}]: {}", i + 1, argv.join(" ")));
-            let out = tokio::process::Command::new(&argv[0]).args(&argv[1..]).current_dir(&dir).output().await.map_err(|e| format!("Build command {} failed to start: {e}", argv.join(" ")))?;
+            progress(format!(
+                "building {id} [{}/{total}]: {}",
+                i + 1,
+                argv.join(" ")
+            ));
+            let out = tokio::process::Command::new(&argv[0])
+                .args(&argv[1..])
+                .current_dir(&dir)
+                .output()
+                .await
+                .map_err(|e| format!("Build command {} failed to start: {e}", argv.join(" ")))?;
             if !out.status.success() {
-                return Err(format!("Build command {} failed ({}): {}", argv.join(" "), out.status, String::from_utf8_lossy(&out.stderr).trim()));
+                return Err(format!(
+                    "Build command {} failed ({}): {}",
+                    argv.join(" "),
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ));
             }
-            progress(format!("building {id} [{}/{total}]: done in {:.1} s", i + 1, started.elapsed().as_secs_f64()));
+            progress(format!(
+                "building {id} [{}/{total}]: done in {:.1} s",
+                i + 1,
+                started.elapsed().as_secs_f64()
+            ));
         }
         if !self.plugins_enabled() {
             progress(format!("not starting {id}: {PLUGINS_OFF}"));
@@ -321,7 +367,14 @@ impl Daemon {
             }
         }
         let mut config = self.config.lock().unwrap();
-        config.plugins.insert(id.clone(), PluginConfig { source: "directory".into(), path: dir, enabled: None });
+        config.plugins.insert(
+            id.clone(),
+            PluginConfig {
+                source: "directory".into(),
+                path: dir,
+                enabled: None,
+            },
+        );
         self.store.save_config(&config)?;
         drop(config);
         self.say(format!("plugin {id} installed"));
@@ -332,7 +385,13 @@ impl Daemon {
     /// a path.
     fn configured(&self, id: &str) -> Result<PluginConfig, String> {
         check_plugin_id(id)?;
-        self.config.lock().unwrap().plugins.get(id).cloned().ok_or_else(|| format!("Plugin is not configured: {id}"))
+        self.config
+            .lock()
+            .unwrap()
+            .plugins
+            .get(id)
+            .cloned()
+            .ok_or_else(|| format!("Plugin is not configured: {id}"))
     }
 
     pub async fn plugin_set_enabled(&self, id: &str, enabled: bool) -> Result<Value, String> {
@@ -363,9 +422,19 @@ impl Daemon {
             return Err(format!("Plugin is disabled: {id}"));
         }
         let started = std::time::Instant::now();
-        let result = if self.host.plugin(id).is_some() { self.host.reload(id).await } else { self.host.load_with(&plugin.path, Some(id), None).await.map(|_| ()) };
+        let result = if self.host.plugin(id).is_some() {
+            self.host.reload(id).await
+        } else {
+            self.host
+                .load_with(&plugin.path, Some(id), None)
+                .await
+                .map(|_| ())
+        };
         result?;
-        self.say(format!("plugin {id} reloaded in {} ms", started.elapsed().as_millis()));
+        self.say(format!(
+            "plugin {id} reloaded in {} ms",
+            started.elapsed().as_millis()
+        ));
         Ok(json!({ "id": id, "reloadMs": started.elapsed().as_secs_f64() * 1000.0 }))
     }
 
@@ -391,13 +460,24 @@ impl Daemon {
     /// `workspace.create.after`.
     pub async fn create_workspace(self: &Arc<Self>, request: Value) -> Result<Value, String> {
         if let Some(key) = request["idempotencyKey"].as_str() {
-            let existing = self.state.lock().unwrap().workspaces.values().find(|w| w.idempotency_key.as_deref() == Some(key)).cloned();
+            let existing = self
+                .state
+                .lock()
+                .unwrap()
+                .workspaces
+                .values()
+                .find(|w| w.idempotency_key.as_deref() == Some(key))
+                .cloned();
             if let Some(ws) = existing {
                 return Ok(serde_json::to_value(ws).unwrap());
             }
         }
         check_title(request["title"].as_str())?;
-        let request = self.host.run_hook("workspace.create.before", request, &OpenContext::default()).await.map_err(|e| e.to_string())?;
+        let request = self
+            .host
+            .run_hook("workspace.create.before", request, &OpenContext::default())
+            .await
+            .map_err(|e| e.to_string())?;
         self.say(format!("workspace.create.before → {}", request["source"]));
         let source = &request["source"];
         let (cwd, worktree) = match source["kind"].as_str() {
@@ -407,45 +487,85 @@ impl Daemon {
             }
             _ => {
                 let path = source["path"].as_str().unwrap_or_default();
-                let dir = Path::new(path).canonicalize().map_err(|_| format!("Directory not found: {path}"))?;
+                let dir = Path::new(path)
+                    .canonicalize()
+                    .map_err(|_| format!("Directory not found: {path}"))?;
                 (dir.to_string_lossy().into_owned(), None)
             }
         };
         let id = self.next_id("workspace");
-        let project_root = worktree.as_ref().map(|w| w.repo_root.clone()).unwrap_or_else(|| cwd.clone());
+        let project_root = worktree
+            .as_ref()
+            .map(|w| w.repo_root.clone())
+            .unwrap_or_else(|| cwd.clone());
         let ws = WorkspaceRecord {
             id: id.clone(),
-            project_id: format!("project-{}", Path::new(&project_root).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()),
+            project_id: format!(
+                "project-{}",
+                Path::new(&project_root)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            ),
             cwd,
             name: request["title"].as_str().map(str::to_string),
             archived_at: None,
             worktree,
             idempotency_key: request["idempotencyKey"].as_str().map(str::to_string),
         };
-        self.state.lock().unwrap().workspaces.insert(id.clone(), ws.clone());
+        self.state
+            .lock()
+            .unwrap()
+            .workspaces
+            .insert(id.clone(), ws.clone());
         self.save();
         self.say(format!("workspace {id} registered at {}", ws.cwd));
-        self.host.notify::<WorkspaceCreateAfter>(WorkspaceEvent { workspace: hook_workspace(&ws) });
+        self.host.notify::<WorkspaceCreateAfter>(WorkspaceEvent {
+            workspace: hook_workspace(&ws),
+        });
         Ok(serde_json::to_value(ws).unwrap())
     }
 
     async fn create_worktree(&self, source: &Value) -> Result<WorktreeRecord, String> {
         let from = source["cwd"].as_str().unwrap_or_default();
         let git = |args: &[&str], dir: &str| {
-            let out = std::process::Command::new("git").args(args).current_dir(dir).output().map_err(|e| format!("git: {e}"))?;
+            let out = std::process::Command::new("git")
+                .args(args)
+                .current_dir(dir)
+                .output()
+                .map_err(|e| format!("git: {e}"))?;
             if out.status.success() {
                 Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
             } else {
-                Err(format!("git {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+                Err(format!(
+                    "git {} failed: {}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ))
             }
         };
         let source_checkout = git(&["rev-parse", "--show-toplevel"], from)?;
-        let common = git(&["rev-parse", "--path-format=absolute", "--git-common-dir"], from)?;
-        let repo_root = Path::new(&common).parent().map(|p| p.to_string_lossy().into_owned()).unwrap_or(source_checkout.clone());
+        let common = git(
+            &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+            from,
+        )?;
+        let repo_root = Path::new(&common)
+            .parent()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or(source_checkout.clone());
         let base = git(&["rev-parse", "--abbrev-ref", "HEAD"], from)?;
-        let branch = source["branchName"].as_str().map(str::to_string).unwrap_or_else(|| format!("paseo/{}", self.next_id("wt")));
+        let branch = source["branchName"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("paseo/{}", self.next_id("wt")));
         let slug = branch.replace('/', "-");
-        let default_path = unused_path(self.store.home.join("worktrees").join(Path::new(&repo_root).file_name().unwrap_or_default()).join(&slug));
+        let default_path = unused_path(
+            self.store
+                .home
+                .join("worktrees")
+                .join(Path::new(&repo_root).file_name().unwrap_or_default())
+                .join(&slug),
+        );
         let request = WorktreeCreateRequest {
             kind: "branch-off".into(),
             branch,
@@ -456,7 +576,11 @@ impl Daemon {
             source_checkout: source_checkout.clone(),
             ..Default::default()
         };
-        let request = self.host.before::<WorktreeCreateBefore>(request).await.map_err(|e| e.to_string())?;
+        let request = self
+            .host
+            .before::<WorktreeCreateBefore>(request)
+            .await
+            .map_err(|e| e.to_string())?;
         self.say(format!("worktree.create.before → {}", request.path));
         // The host refuses a taken path a plugin returns; this catches one taken during the
         // hooks, here rather than in `git worktree add`, which would leave the new branch behind.
@@ -465,38 +589,78 @@ impl Daemon {
         }
         let mut add = vec!["worktree", "add"];
         if request.kind == "branch-off" {
-            add.extend(["-b", request.branch.as_str(), request.path.as_str(), request.base_ref.as_deref().unwrap_or("HEAD")]);
+            add.extend([
+                "-b",
+                request.branch.as_str(),
+                request.path.as_str(),
+                request.base_ref.as_deref().unwrap_or("HEAD"),
+            ]);
         } else {
             add.extend([request.path.as_str(), request.branch.as_str()]);
         }
         git(&add, &source_checkout)?;
         self.say(format!("git worktree add {}", request.path));
-        let created = WorktreeEvent { worktree: CreatedWorktree { path: request.path.clone(), branch: request.branch.clone(), source_checkout: source_checkout.clone() } };
+        let created = WorktreeEvent {
+            worktree: CreatedWorktree {
+                path: request.path.clone(),
+                branch: request.branch.clone(),
+                source_checkout: source_checkout.clone(),
+            },
+        };
         if let Err(e) = self.host.emit::<WorktreeCreateAfter>(created).await {
-            let _ = git(&["worktree", "remove", "--force", &request.path], &source_checkout);
+            let _ = git(
+                &["worktree", "remove", "--force", &request.path],
+                &source_checkout,
+            );
             if request.kind == "branch-off" {
                 let _ = git(&["branch", "-D", &request.branch], &source_checkout);
             }
-            self.say(format!("worktree.create.after failed; removed {}", request.path));
+            self.say(format!(
+                "worktree.create.after failed; removed {}",
+                request.path
+            ));
             return Err(e.to_string());
         }
-        Ok(WorktreeRecord { path: request.path, branch: request.branch, repo_root })
+        Ok(WorktreeRecord {
+            path: request.path,
+            branch: request.branch,
+            repo_root,
+        })
     }
 
     pub fn workspaces(&self) -> Vec<WorkspaceRecord> {
-        self.state.lock().unwrap().workspaces.values().cloned().collect()
+        self.state
+            .lock()
+            .unwrap()
+            .workspaces
+            .values()
+            .cloned()
+            .collect()
     }
 
     pub async fn archive_workspace(self: &Arc<Self>, id: &str) -> Result<Value, String> {
         let ws = {
             let mut state = self.state.lock().unwrap();
-            let ws = state.workspaces.get_mut(id).ok_or_else(|| format!("Workspace not found: {id}"))?;
+            let ws = state
+                .workspaces
+                .get_mut(id)
+                .ok_or_else(|| format!("Workspace not found: {id}"))?;
             ws.archived_at.get_or_insert_with(now_iso);
             ws.clone()
         };
         self.save();
-        self.host.notify::<WorkspaceArchiveAfter>(WorkspaceEvent { workspace: hook_workspace(&ws) });
-        let agents: Vec<String> = self.state.lock().unwrap().agents.values().filter(|a| a.workspace_id.as_deref() == Some(id) && a.archived_at.is_none()).map(|a| a.id.clone()).collect();
+        self.host.notify::<WorkspaceArchiveAfter>(WorkspaceEvent {
+            workspace: hook_workspace(&ws),
+        });
+        let agents: Vec<String> = self
+            .state
+            .lock()
+            .unwrap()
+            .agents
+            .values()
+            .filter(|a| a.workspace_id.as_deref() == Some(id) && a.archived_at.is_none())
+            .map(|a| a.id.clone())
+            .collect();
         for agent in agents {
             self.archive_agent(&agent).await?;
         }
@@ -512,25 +676,53 @@ impl Daemon {
         let (cwd, workspace_id) = match params["workspaceId"].as_str() {
             Some(ws) => {
                 let state = self.state.lock().unwrap();
-                let w = state.workspaces.get(ws).ok_or_else(|| format!("Workspace not found: {ws}"))?;
+                let w = state
+                    .workspaces
+                    .get(ws)
+                    .ok_or_else(|| format!("Workspace not found: {ws}"))?;
                 (w.cwd.clone(), Some(ws.to_string()))
             }
-            None => (params["cwd"].as_str().ok_or("agent create needs a workspace or a cwd")?.to_string(), None),
+            None => (
+                params["cwd"]
+                    .as_str()
+                    .ok_or("agent create needs a workspace or a cwd")?
+                    .to_string(),
+                None,
+            ),
         };
         check_title(params["title"].as_str())?;
-        let provider = params["provider"].as_str().unwrap_or("scripted").split('/').next().unwrap_or("scripted").to_string();
-        let mut config = AgentSessionConfig { provider, cwd: cwd.clone(), ..Default::default() };
+        let provider = params["provider"]
+            .as_str()
+            .unwrap_or("scripted")
+            .split('/')
+            .next()
+            .unwrap_or("scripted")
+            .to_string();
+        let mut config = AgentSessionConfig {
+            provider,
+            cwd: cwd.clone(),
+            ..Default::default()
+        };
         if let Some(title) = params["title"].as_str() {
             config.title = Some(Some(title.to_string()));
         }
         if let Some(options) = params["providerOptions"].as_object() {
-            config.provider_options = Some(options.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
+            config.provider_options = Some(
+                options
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            );
         }
         let created = self
             .host
             .before::<AgentCreateBefore>(AgentCreateRequest {
                 config,
-                env: params["env"].as_object().map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect()),
+                env: params["env"].as_object().map(|m| {
+                    m.iter()
+                        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                        .collect()
+                }),
                 initial_prompt: params["prompt"].as_str().map(str::to_string),
             })
             .await
@@ -538,9 +730,22 @@ impl Daemon {
         if !provider::is_known(&created.config.provider) {
             return Err(format!("Unknown provider: {}", created.config.provider));
         }
-        self.say(format!("agent.create.before → provider {}", created.config.provider));
-        let id = params["agentId"].as_str().map(str::to_string).unwrap_or_else(|| self.next_id("agent"));
-        let labels: BTreeMap<String, String> = params["labels"].as_object().map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect()).unwrap_or_default();
+        self.say(format!(
+            "agent.create.before → provider {}",
+            created.config.provider
+        ));
+        let id = params["agentId"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| self.next_id("agent"));
+        let labels: BTreeMap<String, String> = params["labels"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
         let record = AgentRecord {
             id: id.clone(),
             workspace_id,
@@ -552,10 +757,21 @@ impl Daemon {
             created_at: now_iso(),
             archived_at: None,
         };
-        self.open_session(&record, OpenReason::Create, created.env.clone().unwrap_or_default()).await?;
-        self.state.lock().unwrap().agents.insert(id.clone(), record.clone());
+        self.open_session(
+            &record,
+            OpenReason::Create,
+            created.env.clone().unwrap_or_default(),
+        )
+        .await?;
+        self.state
+            .lock()
+            .unwrap()
+            .agents
+            .insert(id.clone(), record.clone());
         self.save();
-        self.host.notify::<AgentCreateAfter>(AgentEvent { agent: hook_agent(&record) });
+        self.host.notify::<AgentCreateAfter>(AgentEvent {
+            agent: hook_agent(&record),
+        });
         self.say(format!("agent {id} created ({})", record.provider));
         if let Some(prompt) = &created.initial_prompt {
             self.send(&id, prompt, None)?;
@@ -564,8 +780,16 @@ impl Daemon {
     }
 
     /// `agent.open.before`, then the launch: env overrides, plugin tools, MCP servers.
-    async fn open_session(self: &Arc<Self>, agent: &AgentRecord, reason: OpenReason, env: BTreeMap<String, String>) -> Result<(), String> {
-        let saved: Vec<String> = agent.config["mcpServers"].as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+    async fn open_session(
+        self: &Arc<Self>,
+        agent: &AgentRecord,
+        reason: OpenReason,
+        env: BTreeMap<String, String>,
+    ) -> Result<(), String> {
+        let saved: Vec<String> = agent.config["mcpServers"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
         let lacks_mcp = !provider::supports_mcp(&agent.provider);
         let request = AgentOpenRequest {
             agent_id: agent.id.clone(),
@@ -577,19 +801,42 @@ impl Daemon {
             tools: vec![],
             mcp_servers: BTreeMap::new(),
             reason,
-            purpose: if agent.archived_at.is_some() { OpenPurpose::History } else { OpenPurpose::Interactive },
+            purpose: if agent.archived_at.is_some() {
+                OpenPurpose::History
+            } else {
+                OpenPurpose::Interactive
+            },
             env,
         };
-        let ctx = OpenContext { paseo_tools: PASEO_TOOLS.iter().map(|s| s.to_string()).collect(), saved_mcp_servers: saved, provider_lacks_mcp: lacks_mcp };
-        let opened = self.host.before_with::<AgentOpenBefore>(request, &ctx).await.map_err(|e| e.to_string())?;
+        let ctx = OpenContext {
+            paseo_tools: PASEO_TOOLS.iter().map(|s| s.to_string()).collect(),
+            saved_mcp_servers: saved,
+            provider_lacks_mcp: lacks_mcp,
+        };
+        let opened = self
+            .host
+            .before_with::<AgentOpenBefore>(request, &ctx)
+            .await
+            .map_err(|e| e.to_string())?;
         // Set after the hooks, so hooks cannot override them.
         let mut env = opened.env.clone();
         env.insert("PASEO_AGENT_ID".into(), agent.id.clone());
         env.insert("PASEO_AGENT_CWD".into(), agent.cwd.clone());
-        let mut servers = agent.config["mcpServers"].as_object().cloned().unwrap_or_default();
-        servers.extend(opened.mcp_servers.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let mut servers = agent.config["mcpServers"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        servers.extend(
+            opened
+                .mcp_servers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
         if lacks_mcp && !servers.is_empty() {
-            return Err(format!("Provider '{}' does not support MCP servers", agent.provider));
+            return Err(format!(
+                "Provider '{}' does not support MCP servers",
+                agent.provider
+            ));
         }
         let tools: Vec<String> = opened.tools.iter().map(|t| t.name.clone()).collect();
         // Each opening that attaches tools gets a new secret (the old one stops working); one
@@ -597,7 +844,9 @@ impl Daemon {
         let mcp = self.mcp.lock().unwrap().clone();
         let (tools_url, tools_secret) = match mcp {
             Some(mcp) if !tools.is_empty() && agent.archived_at.is_none() => {
-                let secret = mcp.grant(&agent.id).map_err(|e| format!("Cannot attach plugin tools: {e}"))?;
+                let secret = mcp
+                    .grant(&agent.id)
+                    .map_err(|e| format!("Cannot attach plugin tools: {e}"))?;
                 (Some(mcp.agent_url(&agent.id)), Some(secret))
             }
             Some(mcp) => {
@@ -610,25 +859,57 @@ impl Daemon {
             // Added after the hooks: plugins never see the agent's secret.
             servers.insert(SERVER_NAME.into(), json!({ "type": "http", "url": url, "headers": { "Authorization": REDACTED_AUTHORIZATION } }));
         }
-        let reason_name = serde_json::to_value(reason).unwrap().as_str().unwrap().to_string();
+        let reason_name = serde_json::to_value(reason)
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_string();
         self.say(format!(
             "agent.open.before ({reason_name}) → env {:?}, tools {:?}{}",
             env.keys().collect::<Vec<_>>(),
             tools,
-            tools_url.as_ref().map(|u| format!(" served at {u}")).unwrap_or_default()
+            tools_url
+                .as_ref()
+                .map(|u| format!(" served at {u}"))
+                .unwrap_or_default()
         ));
-        let launch = Launch { reason: reason_name, env, tools, mcp_servers: Value::Object(servers), tools_url, tools_secret };
+        let launch = Launch {
+            reason: reason_name,
+            env,
+            tools,
+            mcp_servers: Value::Object(servers),
+            tools_url,
+            tools_secret,
+        };
         let mut live = self.live.lock().unwrap();
         let running = live.get(&agent.id).map(|l| l.running).unwrap_or(false);
         let turn = live.remove(&agent.id).and_then(|l| l.turn);
-        live.insert(agent.id.clone(), LiveAgent { launch, running, turn });
+        live.insert(
+            agent.id.clone(),
+            LiveAgent {
+                launch,
+                running,
+                turn,
+            },
+        );
         Ok(())
     }
 
     async fn resume_agents(self: &Arc<Self>) {
-        let agents: Vec<AgentRecord> = self.state.lock().unwrap().agents.values().filter(|a| a.archived_at.is_none()).cloned().collect();
+        let agents: Vec<AgentRecord> = self
+            .state
+            .lock()
+            .unwrap()
+            .agents
+            .values()
+            .filter(|a| a.archived_at.is_none())
+            .cloned()
+            .collect();
         for agent in agents {
-            match self.open_session(&agent, OpenReason::Resume, BTreeMap::new()).await {
+            match self
+                .open_session(&agent, OpenReason::Resume, BTreeMap::new())
+                .await
+            {
                 Ok(()) => self.say(format!("agent {} resumed", agent.id)),
                 Err(e) => self.say(format!("agent {} could not resume: {e}", agent.id)),
             }
@@ -636,7 +917,13 @@ impl Daemon {
     }
 
     fn agent_record(&self, id: &str) -> Result<AgentRecord, String> {
-        self.state.lock().unwrap().agents.get(id).cloned().ok_or_else(|| format!("Agent not found: {id}"))
+        self.state
+            .lock()
+            .unwrap()
+            .agents
+            .get(id)
+            .cloned()
+            .ok_or_else(|| format!("Agent not found: {id}"))
     }
 
     pub fn agent_view(&self, id: &str) -> Option<Value> {
@@ -644,7 +931,14 @@ impl Daemon {
         let (timeline, timeline_length) = self.store.timeline_tail(id, store::VIEW_TIMELINE_ITEMS);
         let live = self.live.lock().unwrap();
         let launch = live.get(id).map(|l| &l.launch);
-        let pending: Vec<Value> = self.permissions.lock().unwrap().iter().filter(|((a, _), _)| a == id).map(|(_, p)| p.request.clone()).collect();
+        let pending: Vec<Value> = self
+            .permissions
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|((a, _), _)| a == id)
+            .map(|(_, p)| p.request.clone())
+            .collect();
         Some(json!({
             "id": record.id, "workspaceId": record.workspace_id, "parentAgentId": record.labels.get("paseo.parent-agent-id"),
             "provider": record.provider, "cwd": record.cwd, "title": record.title, "labels": record.labels,
@@ -672,14 +966,21 @@ impl Daemon {
 
     /// Sends a user message: reopens a stale session first (before the idle prompt), then runs
     /// a turn of the scripted provider in the background.
-    pub fn send(self: &Arc<Self>, agent_id: &str, text: &str, sent_by: Option<&str>) -> Result<(), String> {
+    pub fn send(
+        self: &Arc<Self>,
+        agent_id: &str,
+        text: &str,
+        sent_by: Option<&str>,
+    ) -> Result<(), String> {
         let record = self.agent_record(agent_id)?;
         if record.archived_at.is_some() {
             return Err(format!("Agent {agent_id} is archived"));
         }
         {
             let mut live = self.live.lock().unwrap();
-            let agent = live.get_mut(agent_id).ok_or_else(|| format!("Agent {agent_id} is not open"))?;
+            let agent = live
+                .get_mut(agent_id)
+                .ok_or_else(|| format!("Agent {agent_id} is not open"))?;
             if agent.running {
                 return Err(format!("Agent {agent_id} is running a turn"));
             }
@@ -700,7 +1001,10 @@ impl Daemon {
         let mut live = self.live.lock().unwrap();
         let task = tokio::spawn(async move {
             if daemon.host.stale_sessions().iter().any(|s| s == &record.id) {
-                if let Err(e) = daemon.open_session(&record, OpenReason::Refresh, BTreeMap::new()).await {
+                if let Err(e) = daemon
+                    .open_session(&record, OpenReason::Refresh, BTreeMap::new())
+                    .await
+                {
                     daemon.push_timeline(&record.id, json!({ "type": "error", "message": e }));
                     daemon.finish_turn(&record.id);
                     return;
@@ -720,8 +1024,16 @@ impl Daemon {
     /// `canceled`.
     pub async fn cancel(&self, agent_id: &str) -> Result<Value, String> {
         let record = self.agent_record(agent_id)?;
-        let turn = self.live.lock().unwrap().get_mut(agent_id).and_then(|a| a.turn.take());
-        if !self.interrupt_turn(&record, turn, Interruption::Canceled).await {
+        let turn = self
+            .live
+            .lock()
+            .unwrap()
+            .get_mut(agent_id)
+            .and_then(|a| a.turn.take());
+        if !self
+            .interrupt_turn(&record, turn, Interruption::Canceled)
+            .await
+        {
             return Err(format!("Agent {agent_id} has no turn running"));
         }
         Ok(self.agent_view(agent_id).unwrap())
@@ -732,7 +1044,12 @@ impl Daemon {
     /// `canceled`. A turn that ended on its own meanwhile keeps its own outcome. The requests
     /// clear even without a turn (the session they belong to goes), except for a cancel, which
     /// then changes nothing. Returns whether a turn was interrupted.
-    async fn interrupt_turn(&self, record: &AgentRecord, turn: Option<(String, tokio::task::JoinHandle<()>)>, why: Interruption) -> bool {
+    async fn interrupt_turn(
+        &self,
+        record: &AgentRecord,
+        turn: Option<(String, tokio::task::JoinHandle<()>)>,
+        why: Interruption,
+    ) -> bool {
         let mut interrupted = None;
         if let Some((turn_id, task)) = turn {
             task.abort();
@@ -747,14 +1064,24 @@ impl Daemon {
         let Some(turn_id) = interrupted else {
             return false;
         };
-        let message = if why == Interruption::Canceled { "Turn canceled" } else { why.turn_reason() };
+        let message = if why == Interruption::Canceled {
+            "Turn canceled"
+        } else {
+            why.turn_reason()
+        };
         self.push_timeline(&record.id, json!({ "type": "error", "message": message }));
-        self.say(format!("agent {} turn {turn_id} canceled: {}", record.id, why.turn_reason()));
+        self.say(format!(
+            "agent {} turn {turn_id} canceled: {}",
+            record.id,
+            why.turn_reason()
+        ));
         self.finish_turn(&record.id);
         self.host.notify::<AgentTurnAfter>(TurnEndEvent {
             agent: hook_agent(record),
             turn_id: Some(turn_id),
-            outcome: TurnOutcome::Canceled { reason: why.turn_reason().into() },
+            outcome: TurnOutcome::Canceled {
+                reason: why.turn_reason().into(),
+            },
             timeline: vec![],
         });
         true
@@ -773,7 +1100,13 @@ impl Daemon {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let done = self.turns_done.notified();
-            if !self.live.lock().unwrap().get(agent_id).is_some_and(|a| a.running) {
+            if !self
+                .live
+                .lock()
+                .unwrap()
+                .get(agent_id)
+                .is_some_and(|a| a.running)
+            {
                 return true;
             }
             if tokio::time::timeout_at(deadline, done).await.is_err() {
@@ -782,9 +1115,16 @@ impl Daemon {
         }
     }
 
-    pub fn respond_permission(&self, agent_id: &str, request_id: &str, response: Value) -> Result<(), String> {
+    pub fn respond_permission(
+        &self,
+        agent_id: &str,
+        request_id: &str,
+        response: Value,
+    ) -> Result<(), String> {
         if self.resolve_permissions(agent_id, Some(request_id), &response) == 0 {
-            return Err(format!("Permission request {request_id} is not pending for agent {agent_id}"));
+            return Err(format!(
+                "Permission request {request_id} is not pending for agent {agent_id}"
+            ));
         }
         Ok(())
     }
@@ -793,19 +1133,41 @@ impl Daemon {
     /// step `resolution` and reports it with `agent.permission.after`. Every way a request goes
     /// away comes through here and removes it under the lock, so each is reported exactly
     /// once. Returns how many were pending.
-    fn resolve_permissions(&self, agent_id: &str, request_id: Option<&str>, resolution: &Value) -> usize {
+    fn resolve_permissions(
+        &self,
+        agent_id: &str,
+        request_id: Option<&str>,
+        resolution: &Value,
+    ) -> usize {
         let mut taken: Vec<(String, PendingPermission)> = {
             let mut pending = self.permissions.lock().unwrap();
-            let keys: Vec<(String, String)> = pending.keys().filter(|(a, r)| a == agent_id && request_id.is_none_or(|id| id == r)).cloned().collect();
-            keys.into_iter().filter_map(|key| pending.remove(&key).map(|p| (key.1, p))).collect()
+            let keys: Vec<(String, String)> = pending
+                .keys()
+                .filter(|(a, r)| a == agent_id && request_id.is_none_or(|id| id == r))
+                .cloned()
+                .collect();
+            keys.into_iter()
+                .filter_map(|key| pending.remove(&key).map(|p| (key.1, p)))
+                .collect()
         };
         taken.sort_by(|a, b| a.0.cmp(&b.0));
         let count = taken.len();
         for (request_id, pending) in taken {
-            let message = resolution["message"].as_str().map(|m| format!(" ({m})")).unwrap_or_default();
-            self.say(format!("permission {request_id} → {}{message}", resolution["behavior"].as_str().unwrap_or_default()));
+            let message = resolution["message"]
+                .as_str()
+                .map(|m| format!(" ({m})"))
+                .unwrap_or_default();
+            self.say(format!(
+                "permission {request_id} → {}{message}",
+                resolution["behavior"].as_str().unwrap_or_default()
+            ));
             let _ = pending.reply.send(resolution.clone());
-            self.host.notify::<AgentPermissionAfter>(PermissionResolveEvent { agent: pending.agent, request_id, resolution: resolution.clone() });
+            self.host
+                .notify::<AgentPermissionAfter>(PermissionResolveEvent {
+                    agent: pending.agent,
+                    request_id,
+                    resolution: resolution.clone(),
+                });
         }
         count
     }
@@ -815,9 +1177,16 @@ impl Daemon {
     /// first; a plugin reload never comes here and lets the turn run on.
     pub async fn reload_agent(self: &Arc<Self>, agent_id: &str) -> Result<Value, String> {
         let record = self.agent_record(agent_id)?;
-        let turn = self.live.lock().unwrap().get_mut(agent_id).and_then(|a| a.turn.take());
-        self.interrupt_turn(&record, turn, Interruption::Reloaded).await;
-        self.open_session(&record, OpenReason::Refresh, BTreeMap::new()).await?;
+        let turn = self
+            .live
+            .lock()
+            .unwrap()
+            .get_mut(agent_id)
+            .and_then(|a| a.turn.take());
+        self.interrupt_turn(&record, turn, Interruption::Reloaded)
+            .await;
+        self.open_session(&record, OpenReason::Refresh, BTreeMap::new())
+            .await?;
         Ok(self.agent_view(agent_id).unwrap())
     }
 
@@ -835,7 +1204,10 @@ impl Daemon {
     pub async fn archive_agent(self: &Arc<Self>, agent_id: &str) -> Result<Value, String> {
         let record = {
             let mut state = self.state.lock().unwrap();
-            let agent = state.agents.get_mut(agent_id).ok_or_else(|| format!("Agent not found: {agent_id}"))?;
+            let agent = state
+                .agents
+                .get_mut(agent_id)
+                .ok_or_else(|| format!("Agent not found: {agent_id}"))?;
             if agent.archived_at.is_some() {
                 return Ok(json!({ "archivedAt": agent.archived_at }));
             }
@@ -845,7 +1217,10 @@ impl Daemon {
         self.save();
         self.close_agent(&record, Interruption::Archived).await;
         let archived_at = record.archived_at.clone().unwrap();
-        self.host.notify::<AgentArchiveAfter>(AgentArchiveEvent { agent: hook_agent(&record), archived_at: archived_at.clone() });
+        self.host.notify::<AgentArchiveAfter>(AgentArchiveEvent {
+            agent: hook_agent(&record),
+            archived_at: archived_at.clone(),
+        });
         Ok(json!({ "archivedAt": archived_at }))
     }
 
@@ -863,7 +1238,9 @@ impl Daemon {
             mcp.revoke(&record.id);
         }
         self.host.close_session(&record.id).await;
-        self.host.notify::<AgentCloseAfter>(AgentEvent { agent: hook_agent(record) });
+        self.host.notify::<AgentCloseAfter>(AgentEvent {
+            agent: hook_agent(record),
+        });
         true
     }
 
@@ -903,7 +1280,9 @@ fn unused_path(path: PathBuf) -> PathBuf {
 fn check_title(title: Option<&str>) -> Result<(), String> {
     let limit = paseo_plugin_runtime::hooks::validate::MAX_TITLE_CHARS;
     match title.map(|t| t.chars().count()) {
-        Some(length) if length > limit => Err(format!("title is {length} characters long; the limit is {limit}")),
+        Some(length) if length > limit => Err(format!(
+            "title is {length} characters long; the limit is {limit}"
+        )),
         _ => Ok(()),
     }
 }
@@ -920,29 +1299,50 @@ pub fn hook_agent(record: &AgentRecord) -> PluginHookAgent {
 }
 
 fn hook_workspace(ws: &WorkspaceRecord) -> PluginHookWorkspace {
-    PluginHookWorkspace { id: ws.id.clone(), project_id: ws.project_id.clone(), cwd: ws.cwd.clone(), name: ws.name.clone(), archived_at: ws.archived_at.clone() }
+    PluginHookWorkspace {
+        id: ws.id.clone(),
+        project_id: ws.project_id.clone(),
+        cwd: ws.cwd.clone(),
+        name: ws.name.clone(),
+        archived_at: ws.archived_at.clone(),
+    }
 }
 
 impl Sdk {
     fn daemon(&self) -> Result<Arc<Daemon>, SdkError> {
-        self.0.get().and_then(Weak::upgrade).ok_or_else(|| SdkError::Daemon("The daemon is stopping".into()))
+        self.0
+            .get()
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| SdkError::Daemon("The daemon is stopping".into()))
     }
 }
 
 fn arg<'v>(args: &'v Value, key: &str) -> Result<&'v str, SdkError> {
-    args[key].as_str().ok_or_else(|| SdkError::Daemon(format!("Missing {key}")))
+    args[key]
+        .as_str()
+        .ok_or_else(|| SdkError::Daemon(format!("Missing {key}")))
 }
 
 impl PaseoDaemon for Sdk {
     fn agents_list<'a>(&'a self, _caller: &'a Caller, _args: Value) -> SdkFuture<'a> {
         Box::pin(async move {
             let d = self.daemon()?;
-            let entries: Vec<Value> = d.agents().into_iter().map(|a| json!({ "agent": a, "project": null })).collect();
+            let entries: Vec<Value> = d
+                .agents()
+                .into_iter()
+                .map(|a| json!({ "agent": a, "project": null }))
+                .collect();
             Ok(json!({ "entries": entries, "pageInfo": { "hasMore": false, "nextCursor": null } }))
         })
     }
     fn agents_get<'a>(&'a self, _caller: &'a Caller, args: Value) -> SdkFuture<'a> {
-        Box::pin(async move { Ok(self.daemon()?.agent_view(arg(&args, "agentId")?).map(|a| json!({ "agent": a, "project": null })).unwrap_or(Value::Null)) })
+        Box::pin(async move {
+            Ok(self
+                .daemon()?
+                .agent_view(arg(&args, "agentId")?)
+                .map(|a| json!({ "agent": a, "project": null }))
+                .unwrap_or(Value::Null))
+        })
     }
     fn agents_create<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
         Box::pin(async move {
@@ -955,17 +1355,32 @@ impl PaseoDaemon for Sdk {
     fn agents_send<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
         Box::pin(async move {
             let d = self.daemon()?;
-            d.send(arg(&args, "agentId")?, arg(&args, "text")?, Some(&caller.plugin_id)).map_err(sdk_err)?;
-            d.say(format!("plugin {} sent {:?} to {}", caller.plugin_id, args["text"].as_str().unwrap_or_default(), args["agentId"].as_str().unwrap_or_default()));
+            d.send(
+                arg(&args, "agentId")?,
+                arg(&args, "text")?,
+                Some(&caller.plugin_id),
+            )
+            .map_err(sdk_err)?;
+            d.say(format!(
+                "plugin {} sent {:?} to {}",
+                caller.plugin_id,
+                args["text"].as_str().unwrap_or_default(),
+                args["agentId"].as_str().unwrap_or_default()
+            ));
             Ok(Value::Null)
         })
     }
-    fn agents_respond_to_permission<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+    fn agents_respond_to_permission<'a>(
+        &'a self,
+        caller: &'a Caller,
+        args: Value,
+    ) -> SdkFuture<'a> {
         Box::pin(async move {
             let d = self.daemon()?;
             let mut response = args["response"].clone();
             response["respondedBy"] = json!({ "pluginId": caller.plugin_id });
-            d.respond_permission(arg(&args, "agentId")?, arg(&args, "requestId")?, response).map_err(sdk_err)?;
+            d.respond_permission(arg(&args, "agentId")?, arg(&args, "requestId")?, response)
+                .map_err(sdk_err)?;
             Ok(Value::Null)
         })
     }
@@ -974,7 +1389,9 @@ impl PaseoDaemon for Sdk {
             let d = self.daemon()?;
             let id = arg(&args, "agentId")?;
             d.agent_record(id).map_err(sdk_err)?;
-            Ok(d.store.read_timeline(id, |items| paseo_plugin_runtime::sdk::timeline_page(items, &args["options"], "daemon")))
+            Ok(d.store.read_timeline(id, |items| {
+                paseo_plugin_runtime::sdk::timeline_page(items, &args["options"], "daemon")
+            }))
         })
     }
     fn agents_timeline_append<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
@@ -983,28 +1400,50 @@ impl PaseoDaemon for Sdk {
             let id = arg(&args, "agentId")?.to_string();
             d.agent_record(&id).map_err(sdk_err)?;
             let item = args["item"].clone();
-            let seq = d.store.edit_timeline(&id, |items| paseo_plugin_runtime::sdk::append_plugin_row(items, caller, item))?.map_err(sdk_err)?;
+            let seq = d
+                .store
+                .edit_timeline(&id, |items| {
+                    paseo_plugin_runtime::sdk::append_plugin_row(items, caller, item)
+                })?
+                .map_err(sdk_err)?;
             Ok(json!({ "seq": seq, "epoch": "daemon" }))
         })
     }
     fn agents_reload<'a>(&'a self, _caller: &'a Caller, args: Value) -> SdkFuture<'a> {
-        Box::pin(async move { self.daemon()?.reload_agent(arg(&args, "agentId")?).await.map(|_| Value::Null).map_err(sdk_err) })
+        Box::pin(async move {
+            self.daemon()?
+                .reload_agent(arg(&args, "agentId")?)
+                .await
+                .map(|_| Value::Null)
+                .map_err(sdk_err)
+        })
     }
     fn agents_archive<'a>(&'a self, _caller: &'a Caller, args: Value) -> SdkFuture<'a> {
-        Box::pin(async move { self.daemon()?.archive_agent(arg(&args, "agentId")?).await.map_err(sdk_err) })
+        Box::pin(async move {
+            self.daemon()?
+                .archive_agent(arg(&args, "agentId")?)
+                .await
+                .map_err(sdk_err)
+        })
     }
     fn agents_wait_for_finish<'a>(&'a self, _caller: &'a Caller, args: Value) -> SdkFuture<'a> {
         Box::pin(async move {
             let d = self.daemon()?;
             let id = arg(&args, "agentId")?;
-            let timeout = std::time::Duration::from_millis(args["timeoutMs"].as_u64().unwrap_or(600_000));
+            let timeout =
+                std::time::Duration::from_millis(args["timeoutMs"].as_u64().unwrap_or(600_000));
             let finished = d.wait_idle(id, timeout).await;
             Ok(json!({ "status": if finished { "idle" } else { "timeout" } }))
         })
     }
     fn workspaces_list<'a>(&'a self, _caller: &'a Caller, _args: Value) -> SdkFuture<'a> {
         Box::pin(async move {
-            let entries: Vec<Value> = self.daemon()?.workspaces().into_iter().map(|w| json!({ "workspace": w })).collect();
+            let entries: Vec<Value> = self
+                .daemon()?
+                .workspaces()
+                .into_iter()
+                .map(|w| json!({ "workspace": w }))
+                .collect();
             Ok(json!({ "entries": entries, "pageInfo": { "hasMore": false, "nextCursor": null } }))
         })
     }
@@ -1012,10 +1451,17 @@ impl PaseoDaemon for Sdk {
         Box::pin(async move { self.daemon()?.create_workspace(args).await.map_err(sdk_err) })
     }
     fn workspaces_archive<'a>(&'a self, _caller: &'a Caller, args: Value) -> SdkFuture<'a> {
-        Box::pin(async move { self.daemon()?.archive_workspace(arg(&args, "workspaceId")?).await.map_err(sdk_err) })
+        Box::pin(async move {
+            self.daemon()?
+                .archive_workspace(arg(&args, "workspaceId")?)
+                .await
+                .map_err(sdk_err)
+        })
     }
     fn config_get<'a>(&'a self, _caller: &'a Caller, _args: Value) -> SdkFuture<'a> {
-        Box::pin(async move { Ok(serde_json::to_value(self.daemon()?.config.lock().unwrap().clone()).unwrap()) })
+        Box::pin(async move {
+            Ok(serde_json::to_value(self.daemon()?.config.lock().unwrap().clone()).unwrap())
+        })
     }
     fn presence<'a>(&'a self, _caller: &'a Caller, _args: Value) -> SdkFuture<'a> {
         Box::pin(async move { Ok(json!({ "userPresent": false, "clients": [] })) })
@@ -1027,7 +1473,9 @@ impl Daemon {
     async fn ask_permission(&self, record: &AgentRecord, request: Value) -> Value {
         let answer = self.raise_permission(record, request);
         // Whoever resolved it has reported it (`resolve_permissions`).
-        answer.await.unwrap_or_else(|_| cleared("The request was cleared"))
+        answer
+            .await
+            .unwrap_or_else(|_| cleared("The request was cleared"))
     }
 
     /// Makes a request pending and emits `agent.permission.before`; the answer comes on the
@@ -1035,10 +1483,24 @@ impl Daemon {
     fn raise_permission(&self, record: &AgentRecord, request: Value) -> oneshot::Receiver<Value> {
         let (reply, answer) = oneshot::channel();
         let request_id = request["id"].as_str().unwrap_or_default().to_string();
-        let pending = PendingPermission { request: request.clone(), agent: hook_agent(record), reply };
-        self.permissions.lock().unwrap().insert((record.id.clone(), request_id.clone()), pending);
-        self.say(format!("agent {} asks permission {request_id}: {}", record.id, request["input"]["command"]));
-        self.host.notify::<AgentPermissionBefore>(PermissionRequestEvent { agent: hook_agent(record), request });
+        let pending = PendingPermission {
+            request: request.clone(),
+            agent: hook_agent(record),
+            reply,
+        };
+        self.permissions
+            .lock()
+            .unwrap()
+            .insert((record.id.clone(), request_id.clone()), pending);
+        self.say(format!(
+            "agent {} asks permission {request_id}: {}",
+            record.id, request["input"]["command"]
+        ));
+        self.host
+            .notify::<AgentPermissionBefore>(PermissionRequestEvent {
+                agent: hook_agent(record),
+                request,
+            });
         answer
     }
 }

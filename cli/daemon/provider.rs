@@ -23,7 +23,12 @@ use serde_json::{json, Value};
 use super::store::AgentRecord;
 use super::{hook_agent, Daemon};
 
-const PROVIDERS: &[(&str, bool)] = &[("scripted", true), ("codex", true), ("claude", true), ("plain", false)];
+const PROVIDERS: &[(&str, bool)] = &[
+    ("scripted", true),
+    ("codex", true),
+    ("claude", true),
+    ("plain", false),
+];
 
 pub fn is_known(provider: &str) -> bool {
     PROVIDERS.iter().any(|(p, _)| *p == provider)
@@ -34,20 +39,42 @@ pub fn supports_mcp(provider: &str) -> bool {
 }
 
 pub async fn run_turn(daemon: Arc<Daemon>, record: AgentRecord, text: String, turn_id: String) {
-    daemon.host.notify::<AgentTurnBefore>(TurnStartEvent { agent: hook_agent(&record), turn_id: Some(turn_id.clone()) });
-    daemon.say(format!("agent {} turn {turn_id} started: {text:?}", record.id));
+    daemon.host.notify::<AgentTurnBefore>(TurnStartEvent {
+        agent: hook_agent(&record),
+        turn_id: Some(turn_id.clone()),
+    });
+    daemon.say(format!(
+        "agent {} turn {turn_id} started: {text:?}",
+        record.id
+    ));
     let outcome = match run_steps(&daemon, &record, &text).await {
         Ok(()) => TurnOutcome::Completed,
         Err(message) => {
             daemon.push_timeline(&record.id, json!({ "type": "error", "message": message }));
             // As Paseo's daemon: a failed turn clears the requests still pending.
             daemon.resolve_permissions(&record.id, None, &super::cleared("Turn failed"));
-            TurnOutcome::Failed { error: TurnError { message, code: None } }
+            TurnOutcome::Failed {
+                error: TurnError {
+                    message,
+                    code: None,
+                },
+            }
         }
     };
-    daemon.say(format!("agent {} turn {turn_id} {}", record.id, serde_json::to_value(&outcome).unwrap()["kind"].as_str().unwrap_or_default()));
+    daemon.say(format!(
+        "agent {} turn {turn_id} {}",
+        record.id,
+        serde_json::to_value(&outcome).unwrap()["kind"]
+            .as_str()
+            .unwrap_or_default()
+    ));
     daemon.finish_turn(&record.id);
-    daemon.host.notify::<AgentTurnAfter>(TurnEndEvent { agent: hook_agent(&record), turn_id: Some(turn_id), outcome, timeline: vec![] });
+    daemon.host.notify::<AgentTurnAfter>(TurnEndEvent {
+        agent: hook_agent(&record),
+        turn_id: Some(turn_id),
+        outcome,
+        timeline: vec![],
+    });
 }
 
 fn reply(daemon: &Daemon, agent: &str, text: &str) {
@@ -62,14 +89,30 @@ async fn run_steps(daemon: &Arc<Daemon>, record: &AgentRecord, text: &str) -> Re
             "say" => reply(daemon, &record.id, rest),
             "credits" => reply(daemon, &record.id, "Sorry, I am out of credits."),
             "fail" => return Err(rest.to_string()),
-            "sleep" => tokio::time::sleep(std::time::Duration::from_millis(rest.parse().unwrap_or(100))).await,
+            "sleep" => {
+                tokio::time::sleep(std::time::Duration::from_millis(
+                    rest.parse().unwrap_or(100),
+                ))
+                .await
+            }
             "env" => {
-                let value = daemon.live.lock().unwrap().get(&record.id).and_then(|l| l.launch.env.get(rest).cloned());
-                reply(daemon, &record.id, &format!("{rest}={}", value.unwrap_or_default()));
+                let value = daemon
+                    .live
+                    .lock()
+                    .unwrap()
+                    .get(&record.id)
+                    .and_then(|l| l.launch.env.get(rest).cloned());
+                reply(
+                    daemon,
+                    &record.id,
+                    &format!("{rest}={}", value.unwrap_or_default()),
+                );
             }
             "run" => run_command(daemon, record, rest).await,
             // A provider that keeps working while a request is pending (so it may fail with one).
-            "ask" => drop(daemon.raise_permission(record, permission_request(daemon, record, rest).1)),
+            "ask" => {
+                drop(daemon.raise_permission(record, permission_request(daemon, record, rest).1))
+            }
             "tool" => call_tool(daemon, record, rest).await?,
             _ if line == "Try again." => reply(daemon, &record.id, "RETRY_OK"),
             _ => reply(daemon, &record.id, &format!("ok: {line}")),
@@ -92,11 +135,20 @@ async fn run_command(daemon: &Arc<Daemon>, record: &AgentRecord, command: &str) 
     let (call_id, request) = permission_request(daemon, record, command);
     let resolution = daemon.ask_permission(record, request).await;
     let item = if resolution["behavior"] == "allow" {
-        let out = tokio::process::Command::new("sh").arg("-c").arg(command).current_dir(&record.cwd).output().await;
+        let out = tokio::process::Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(&record.cwd)
+            .output()
+            .await;
         match out {
-            Ok(out) => json!({ "type": "tool_call", "callId": call_id, "name": "shell", "status": if out.status.success() { "completed" } else { "failed" },
-                "detail": { "type": "shell", "command": command, "output": String::from_utf8_lossy(&out.stdout), "exitCode": out.status.code() }, "error": null }),
-            Err(e) => json!({ "type": "tool_call", "callId": call_id, "name": "shell", "status": "failed", "detail": { "type": "shell", "command": command }, "error": e.to_string() }),
+            Ok(out) => {
+                json!({ "type": "tool_call", "callId": call_id, "name": "shell", "status": if out.status.success() { "completed" } else { "failed" },
+                "detail": { "type": "shell", "command": command, "output": String::from_utf8_lossy(&out.stdout), "exitCode": out.status.code() }, "error": null })
+            }
+            Err(e) => {
+                json!({ "type": "tool_call", "callId": call_id, "name": "shell", "status": "failed", "detail": { "type": "shell", "command": command }, "error": e.to_string() })
+            }
         }
     } else {
         json!({ "type": "tool_call", "callId": call_id, "name": "shell", "status": "failed", "detail": { "type": "shell", "command": command },
@@ -107,10 +159,15 @@ async fn run_command(daemon: &Arc<Daemon>, record: &AgentRecord, command: &str) 
 
 async fn call_tool(daemon: &Arc<Daemon>, record: &AgentRecord, rest: &str) -> Result<(), String> {
     let (name, input) = rest.split_once(' ').unwrap_or((rest, "{}"));
-    let input: Value = serde_json::from_str(input).map_err(|e| format!("tool input is not JSON: {e}"))?;
+    let input: Value =
+        serde_json::from_str(input).map_err(|e| format!("tool input is not JSON: {e}"))?;
     let result = super::mcp_client::call(daemon, &record.id, name, input).await?;
     daemon.push_timeline(&record.id, json!({ "type": "tool_call", "callId": daemon.next_id("call"), "name": name, "status": if result.is_error { "failed" } else { "completed" },
         "detail": { "type": "unknown", "input": rest, "output": result.text }, "error": null }));
-    daemon.say(format!("agent {} called tool {name} over MCP → {}", record.id, result.text.as_deref().unwrap_or("")));
+    daemon.say(format!(
+        "agent {} called tool {name} over MCP → {}",
+        record.id,
+        result.text.as_deref().unwrap_or("")
+    ));
     Ok(())
 }

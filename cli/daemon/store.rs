@@ -24,7 +24,9 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use paseo_plugin_runtime::sdk::storage::{create_private_dir_all, remove_stale_temp_files, revision_of, sync_dir, write_atomic};
+use paseo_plugin_runtime::sdk::storage::{
+    create_private_dir_all, remove_stale_temp_files, revision_of, sync_dir, write_atomic,
+};
 
 /// The folders the daemon keeps in its home, created 0700: plugin settings and secrets, the
 /// bytecode of plugin code, agents' worktrees and timelines are for the owner's eyes only.
@@ -35,7 +37,13 @@ use paseo_plugin_runtime::sdk::storage::{create_private_dir_all, remove_stale_te
 /// the longer the agent lives. Plugins page through all of it with `timeline.refetch`.
 pub const VIEW_TIMELINE_ITEMS: usize = 100;
 
-pub const PRIVATE_DIRS: &[&str] = &["plugin-settings", "cache", "cache/quickjs-bytecode", "worktrees", "timelines"];
+pub const PRIVATE_DIRS: &[&str] = &[
+    "plugin-settings",
+    "cache",
+    "cache/quickjs-bytecode",
+    "worktrees",
+    "timelines",
+];
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -140,7 +148,10 @@ impl Store {
     /// temp files a killed daemon left (only names `write_atomic` makes, only of dead processes).
     /// A home the user made is left as it is, with a warning when others may write to it.
     pub fn open(home: PathBuf) -> Result<Store, String> {
-        let mode = std::fs::metadata(&home).map_err(|e| format!("Cannot open {}: {e}", home.display()))?.permissions().mode();
+        let mode = std::fs::metadata(&home)
+            .map_err(|e| format!("Cannot open {}: {e}", home.display()))?
+            .permissions()
+            .mode();
         if mode & 0o022 != 0 {
             tracing::warn!(target: "paseo::daemon", "{} is writable by other users (mode {:o}): they could replace the daemon's state; run chmod 700 on it", home.display(), mode & 0o777);
         }
@@ -149,7 +160,10 @@ impl Store {
         }
         let mut swept = vec![home.clone(), home.join("timelines")];
         if let Ok(entries) = std::fs::read_dir(home.join("plugin-settings")) {
-            for entry in entries.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())) {
+            for entry in entries
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            {
                 private_dir(&entry.path())?;
                 swept.push(entry.path());
             }
@@ -160,7 +174,12 @@ impl Store {
                 tracing::warn!(target: "paseo::daemon", "removed {} temp file(s) an interrupted write left in {}: {}", removed.len(), dir.display(), removed.join(", "));
             }
         }
-        Ok(Store { home, snapshots: AtomicU64::new(0), on_disk: Mutex::new(0), timelines: Mutex::default() })
+        Ok(Store {
+            home,
+            snapshots: AtomicU64::new(0),
+            on_disk: Mutex::new(0),
+            timelines: Mutex::default(),
+        })
     }
 
     pub fn config_path(&self) -> PathBuf {
@@ -173,14 +192,19 @@ impl Store {
 
     pub fn load_config(&self) -> Result<Config, String> {
         match std::fs::read(self.config_path()) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| format!("Invalid {}: {e}", self.config_path().display())),
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|e| format!("Invalid {}: {e}", self.config_path().display())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
             Err(e) => Err(e.to_string()),
         }
     }
 
     pub fn save_config(&self, config: &Config) -> Result<(), String> {
-        write_atomic(&self.config_path(), serde_json::to_string_pretty(config).unwrap().as_bytes()).map_err(|e| e.to_string())
+        write_atomic(
+            &self.config_path(),
+            serde_json::to_string_pretty(config).unwrap().as_bytes(),
+        )
+        .map_err(|e| e.to_string())
     }
 
     /// Reads `state.json` and every agent's journal (dropping a torn last line), and moves the
@@ -215,7 +239,8 @@ impl Store {
             }
         }
         if !legacy.is_empty() {
-            write_atomic(&path, &self.snapshot(&state).bytes).map_err(|e| format!("Cannot rewrite {}: {e}", path.display()))?;
+            write_atomic(&path, &self.snapshot(&state).bytes)
+                .map_err(|e| format!("Cannot rewrite {}: {e}", path.display()))?;
             tracing::info!(target: "paseo::daemon", "moved {} timeline(s) from {} into {}", legacy.len(), path.display(), self.home.join("timelines").display());
         }
         Ok(state)
@@ -224,7 +249,10 @@ impl Store {
     /// Takes `state` as it is now; call it under the lock that guards `state`, so snapshots are
     /// numbered in the order of the changes they hold.
     pub fn snapshot(&self, state: &State) -> StateSnapshot {
-        StateSnapshot { number: self.snapshots.fetch_add(1, Ordering::SeqCst) + 1, bytes: serde_json::to_vec(state).unwrap() }
+        StateSnapshot {
+            number: self.snapshots.fetch_add(1, Ordering::SeqCst) + 1,
+            bytes: serde_json::to_vec(state).unwrap(),
+        }
     }
 
     /// Writes a snapshot unless a newer one is already on disk (then the changes it holds are
@@ -237,7 +265,9 @@ impl Store {
         let path = self.state_path();
         match write_atomic(&path, &snapshot.bytes) {
             Ok(()) => *on_disk = snapshot.number,
-            Err(e) => tracing::error!(target: "paseo::daemon", "cannot save {}: {e}", path.display()),
+            Err(e) => {
+                tracing::error!(target: "paseo::daemon", "cannot save {}: {e}", path.display())
+            }
         }
     }
 
@@ -254,7 +284,11 @@ impl Store {
     /// sequence number, which is then journalled. `Err(E)`: `edit` refused (nothing changed);
     /// `Ok(Err(_))`: the change is in memory but could not be written (it will be with the next
     /// change, or at the clean stop).
-    pub fn edit_timeline<E>(&self, agent: &str, edit: impl FnOnce(&mut Vec<Value>) -> Result<usize, E>) -> Result<Result<usize, String>, E> {
+    pub fn edit_timeline<E>(
+        &self,
+        agent: &str,
+        edit: impl FnOnce(&mut Vec<Value>) -> Result<usize, E>,
+    ) -> Result<Result<usize, String>, E> {
         let journal = match self.journal(agent) {
             Ok(journal) => journal,
             Err(e) => return Ok(Err(e)),
@@ -275,7 +309,12 @@ impl Store {
 
     /// The last `limit` items of the agent's timeline, and how many it has in all.
     pub fn timeline_tail(&self, agent: &str, limit: usize) -> (Vec<Value>, usize) {
-        self.read_timeline(agent, |items| (items[items.len().saturating_sub(limit)..].to_vec(), items.len()))
+        self.read_timeline(agent, |items| {
+            (
+                items[items.len().saturating_sub(limit)..].to_vec(),
+                items.len(),
+            )
+        })
     }
 
     #[cfg(test)]
@@ -316,9 +355,13 @@ impl Store {
 /// they are the daemon's own, not the user's).
 fn private_dir(dir: &Path) -> Result<(), String> {
     create_private_dir_all(dir).map_err(|e| format!("Cannot create {}: {e}", dir.display()))?;
-    let mode = std::fs::metadata(dir).map_err(|e| format!("Cannot open {}: {e}", dir.display()))?.permissions().mode();
+    let mode = std::fs::metadata(dir)
+        .map_err(|e| format!("Cannot open {}: {e}", dir.display()))?
+        .permissions()
+        .mode();
     if mode & 0o077 != 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| format!("Cannot make {} private: {e}", dir.display()))?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| format!("Cannot make {} private: {e}", dir.display()))?;
     }
     Ok(())
 }
@@ -329,8 +372,13 @@ fn private_dir(dir: &Path) -> Result<(), String> {
 /// plain name, so the two never meet).
 pub fn journal_file_name(agent: &str) -> String {
     let plain = agent.len() <= 128
-        && agent.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
-        && agent.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+        && agent
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && agent
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
     if plain {
         format!("{agent}.jsonl")
     } else {
@@ -366,28 +414,55 @@ impl Journal {
     fn load(path: PathBuf) -> Result<Journal, String> {
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Journal { path, items: vec![], lines: 0, on_disk: false, dirty: false }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Journal {
+                    path,
+                    items: vec![],
+                    lines: 0,
+                    on_disk: false,
+                    dirty: false,
+                })
+            }
             Err(e) => return Err(format!("Cannot read {}: {e}", path.display())),
         };
         let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         if complete < bytes.len() {
             tracing::warn!(target: "paseo::daemon", "dropped the torn last line of {} ({} bytes): the daemon stopped in the middle of appending it", path.display(), bytes.len() - complete);
             // Cut it off, so the next append starts a line of its own.
-            let cut = std::fs::OpenOptions::new().write(true).open(&path).and_then(|f| f.set_len(complete as u64).and_then(|()| f.sync_all()));
+            let cut = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_len(complete as u64).and_then(|()| f.sync_all()));
             cut.map_err(|e| format!("Cannot repair {}: {e}", path.display()))?;
         }
         let mut items: Vec<Value> = vec![];
         let mut lines = 0;
-        for (n, line) in bytes[..complete].split(|&b| b == b'\n').enumerate().filter(|(_, l)| !l.is_empty()) {
+        for (n, line) in bytes[..complete]
+            .split(|&b| b == b'\n')
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty())
+        {
             lines += 1;
             match serde_json::from_slice::<JournalLine>(line) {
-                Ok(JournalLine { seq, item }) if (1..=items.len()).contains(&seq) => items[seq - 1] = item,
+                Ok(JournalLine { seq, item }) if (1..=items.len()).contains(&seq) => {
+                    items[seq - 1] = item
+                }
                 Ok(JournalLine { seq, item }) if seq == items.len() + 1 => items.push(item),
-                Ok(JournalLine { seq, .. }) => tracing::warn!(target: "paseo::daemon", "skipped line {} of {}: item {seq} does not follow item {}", n + 1, path.display(), items.len()),
-                Err(e) => tracing::warn!(target: "paseo::daemon", "skipped line {} of {}: {e}", n + 1, path.display()),
+                Ok(JournalLine { seq, .. }) => {
+                    tracing::warn!(target: "paseo::daemon", "skipped line {} of {}: item {seq} does not follow item {}", n + 1, path.display(), items.len())
+                }
+                Err(e) => {
+                    tracing::warn!(target: "paseo::daemon", "skipped line {} of {}: {e}", n + 1, path.display())
+                }
             }
         }
-        let mut journal = Journal { path, items, lines, on_disk: true, dirty: false };
+        let mut journal = Journal {
+            path,
+            items,
+            lines,
+            on_disk: true,
+            dirty: false,
+        };
         // Many replaced rows (progress updates): start again from one line per item.
         if journal.lines > 2 * journal.items.len() + 64 {
             journal.rewrite()?;
@@ -400,16 +475,25 @@ impl Journal {
         if self.dirty {
             return self.rewrite();
         }
-        let mut line = serde_json::to_vec(&JournalLineRef { seq, item: &self.items[seq - 1] }).unwrap();
+        let mut line = serde_json::to_vec(&JournalLineRef {
+            seq,
+            item: &self.items[seq - 1],
+        })
+        .unwrap();
         line.push(b'\n');
-        let appended = std::fs::OpenOptions::new().append(true).create(true).mode(0o600).open(&self.path).and_then(|mut file| {
-            file.write_all(&line)?;
-            file.sync_data()?;
-            if !self.on_disk {
-                sync_dir(self.path.parent().unwrap())?;
-            }
-            Ok(())
-        });
+        let appended = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .mode(0o600)
+            .open(&self.path)
+            .and_then(|mut file| {
+                file.write_all(&line)?;
+                file.sync_data()?;
+                if !self.on_disk {
+                    sync_dir(self.path.parent().unwrap())?;
+                }
+                Ok(())
+            });
         match appended {
             Ok(()) => {
                 self.on_disk = true;
@@ -484,7 +568,11 @@ mod tests {
     }
 
     fn lines(path: &Path) -> Vec<String> {
-        std::fs::read_to_string(path).unwrap().lines().map(str::to_string).collect()
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
     }
 
     fn mode(path: &Path) -> u32 {
@@ -508,7 +596,10 @@ mod tests {
                 let path = &path;
                 s.spawn(move || {
                     for i in 0..50 {
-                        let body = serde_json::to_vec(&json!({ "writer": t, "i": i, "pad": "x".repeat(20_000) })).unwrap();
+                        let body = serde_json::to_vec(
+                            &json!({ "writer": t, "i": i, "pad": "x".repeat(20_000) }),
+                        )
+                        .unwrap();
                         write_atomic(path, &body).unwrap();
                         // A reader in the middle of it all sees a whole file.
                         serde_json::from_slice::<Value>(&std::fs::read(path).unwrap()).unwrap();
@@ -517,14 +608,21 @@ mod tests {
             }
         });
         assert_eq!(mode(&path), 0o600);
-        let left: Vec<_> = std::fs::read_dir(home.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).filter(|n| n.ends_with(".tmp")).collect();
+        let left: Vec<_> = std::fs::read_dir(home.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
         assert_eq!(left, Vec::<String>::new());
     }
 
     #[test]
     fn an_older_snapshot_never_lands_over_a_newer_one() {
         let (_home, store) = store();
-        let mut state = State { next_id: 1, ..State::default() };
+        let mut state = State {
+            next_id: 1,
+            ..State::default()
+        };
         let older = store.snapshot(&state);
         state.next_id = 2;
         let newer = store.snapshot(&state);
@@ -538,12 +636,18 @@ mod tests {
         let (home, store) = store_with_agent("agent-1");
         let before = std::fs::read(store.state_path()).unwrap();
         for n in 1..=3 {
-            assert_eq!(store.push_timeline("agent-1", json!({ "type": "assistant_message", "text": n })), Ok(n));
+            assert_eq!(
+                store.push_timeline("agent-1", json!({ "type": "assistant_message", "text": n })),
+                Ok(n)
+            );
             assert_eq!(lines(&store.journal_path("agent-1")).len(), n);
         }
         assert_eq!(std::fs::read(store.state_path()).unwrap(), before);
         let line: Value = serde_json::from_str(&lines(&store.journal_path("agent-1"))[2]).unwrap();
-        assert_eq!(line, json!({ "seq": 3, "item": { "type": "assistant_message", "text": 3 } }));
+        assert_eq!(
+            line,
+            json!({ "seq": 3, "item": { "type": "assistant_message", "text": 3 } })
+        );
         // A replaced row is one more line; replaying gives the replaced item in its place.
         let replaced = store.edit_timeline("agent-1", |items| {
             items[1] = json!({ "type": "plugin", "id": "p" });
@@ -554,7 +658,14 @@ mod tests {
         let refused = store.edit_timeline("agent-1", |_| Err::<usize, _>("no".to_string()));
         assert_eq!(refused, Err("no".to_string()));
         let (store, _) = reopen(&home);
-        assert_eq!(store.timeline("agent-1"), [json!({ "type": "assistant_message", "text": 1 }), json!({ "type": "plugin", "id": "p" }), json!({ "type": "assistant_message", "text": 3 })]);
+        assert_eq!(
+            store.timeline("agent-1"),
+            [
+                json!({ "type": "assistant_message", "text": 1 }),
+                json!({ "type": "plugin", "id": "p" }),
+                json!({ "type": "assistant_message", "text": 3 })
+            ]
+        );
         assert_eq!(mode(&store.journal_path("agent-1")), 0o600);
         assert_eq!(mode(&home.path().join("timelines")), 0o700);
     }
@@ -562,13 +673,26 @@ mod tests {
     #[test]
     fn a_torn_last_line_is_dropped_and_the_next_append_starts_a_line_of_its_own() {
         let (home, store) = store_with_agent("agent-1");
-        store.push_timeline("agent-1", json!({ "type": "user_message", "text": "kept" })).unwrap();
+        store
+            .push_timeline("agent-1", json!({ "type": "user_message", "text": "kept" }))
+            .unwrap();
         let path = store.journal_path("agent-1");
         drop(store);
-        std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(br#"{"seq":2,"item":{"type":"user_mes"#).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(br#"{"seq":2,"item":{"type":"user_mes"#)
+            .unwrap();
         let (store, _) = reopen(&home);
-        assert_eq!(store.timeline("agent-1"), [json!({ "type": "user_message", "text": "kept" })]);
-        assert_eq!(store.push_timeline("agent-1", json!({ "type": "user_message", "text": "next" })), Ok(2));
+        assert_eq!(
+            store.timeline("agent-1"),
+            [json!({ "type": "user_message", "text": "kept" })]
+        );
+        assert_eq!(
+            store.push_timeline("agent-1", json!({ "type": "user_message", "text": "next" })),
+            Ok(2)
+        );
         let (store, _) = reopen(&home);
         assert_eq!(store.timeline("agent-1").len(), 2);
         assert_eq!(lines(&path).len(), 2);
@@ -586,11 +710,15 @@ mod tests {
         assert_eq!((state.next_id, state.agents.len()), (7, 1));
         assert_eq!(store.timeline("agent-1").len(), 2);
         assert_eq!(lines(&store.journal_path("agent-1")).len(), 2);
-        let saved: Value = serde_json::from_slice(&std::fs::read(store.state_path()).unwrap()).unwrap();
+        let saved: Value =
+            serde_json::from_slice(&std::fs::read(store.state_path()).unwrap()).unwrap();
         assert_eq!(saved.get("timelines"), None);
         assert_eq!(saved["next_id"], 7);
         let (store, _) = reopen(&home);
-        assert_eq!(store.timeline("agent-1")[1], json!({ "type": "assistant_message", "text": "hello" }));
+        assert_eq!(
+            store.timeline("agent-1")[1],
+            json!({ "type": "assistant_message", "text": "hello" })
+        );
     }
 
     #[test]
@@ -608,7 +736,10 @@ mod tests {
                 home.path().join("timelines").display()
             )
         );
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), r#"{"agents":{}}{"agents""#);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            r#"{"agents":{}}{"agents""#
+        );
     }
 
     #[test]
@@ -620,11 +751,15 @@ mod tests {
         let stale = [
             home.path().join(format!(".state.json.{dead}.3.tmp")),
             home.path().join(format!(".state.json.{dead}.tmp")),
-            home.path().join(format!("timelines/.agent-1.jsonl.{dead}.0.tmp")),
+            home.path()
+                .join(format!("timelines/.agent-1.jsonl.{dead}.0.tmp")),
             settings.join(format!("._secrets.json.{dead}.1.tmp")),
         ];
         let kept = [
-            home.path().join(format!(".state.json.{}.0.tmp", std::os::unix::process::parent_id())),
+            home.path().join(format!(
+                ".state.json.{}.0.tmp",
+                std::os::unix::process::parent_id()
+            )),
             home.path().join(".notes.tmp"),
             home.path().join("cache/quickjs-bytecode/00ff.tmp"),
             settings.join("prefs.json"),
@@ -642,7 +777,11 @@ mod tests {
             assert!(file.exists(), "{} was removed", file.display());
         }
         // Folders older versions made 0755 are the daemon's: taken back to 0700.
-        for dir in PRIVATE_DIRS.iter().map(|d| home.path().join(d)).chain([settings]) {
+        for dir in PRIVATE_DIRS
+            .iter()
+            .map(|d| home.path().join(d))
+            .chain([settings])
+        {
             assert_eq!(mode(&dir), 0o700, "{}", dir.display());
         }
     }
@@ -650,9 +789,21 @@ mod tests {
     #[test]
     fn an_agent_id_that_is_not_a_plain_file_name_never_reaches_a_path() {
         assert_eq!(journal_file_name("agent-12"), "agent-12.jsonl");
-        for id in ["../../escape", "..", ".", "", ".hidden", "a/b", &"x".repeat(5000), "caf\u{e9}"] {
+        for id in [
+            "../../escape",
+            "..",
+            ".",
+            "",
+            ".hidden",
+            "a/b",
+            &"x".repeat(5000),
+            "caf\u{e9}",
+        ] {
             let name = journal_file_name(id);
-            assert!(name.starts_with('~') && name.len() == 71 && !name.contains('/'), "{id:?} → {name}");
+            assert!(
+                name.starts_with('~') && name.len() == 71 && !name.contains('/'),
+                "{id:?} → {name}"
+            );
         }
         assert_ne!(journal_file_name("../a"), journal_file_name("../b"));
     }

@@ -18,6 +18,6 @@ pub mod tools;
 pub use engine::{Limits, Registrations};
 pub use hooks::HookError;
 pub use host::logs::{LogEntry, Stream};
-pub use tools::{ToolError, ToolInfo, ToolResult};
-pub use sdk::{memory::MemoryDaemon, Caller, PaseoDaemon, SdkError};
 pub use host::{HostOptions, OpenContext, PluginHost, PluginInfo, PluginStatus, PASEO_VERSION};
+pub use sdk::{memory::MemoryDaemon, Caller, PaseoDaemon, SdkError};
+pub use tools::{ToolError, ToolInfo, ToolResult};

@@ -26,7 +26,10 @@ const SOURCES: &[(&str, &str)] = &[
     ("paseo:internal/web/url", js!("web/url.js")),
     ("paseo:plugin", js!("plugin/index.js")),
     ("paseo:plugin/server", js!("plugin/server.js")),
-    ("paseo:internal/node/internal_errors", js!("node/internal_errors.js")),
+    (
+        "paseo:internal/node/internal_errors",
+        js!("node/internal_errors.js"),
+    ),
     ("node:path", js!("node/path.js")),
     ("node:path/posix", js!("node/path.js")),
     ("node:util", js!("node/util.js")),
@@ -99,14 +102,16 @@ pub const LAZY: &[&str] = &[
 /// (`require`, `process.getBuiltinModule`).
 pub fn module_code(url: &str) -> Option<Cow<'static, str>> {
     let code = source(url)?;
-    Some(match url.strip_prefix("node:").filter(|_| !LAZY.contains(&url)) {
-        Some(name) => Cow::Owned(format!(
-            "{code}\n;import * as __paseoSelf from \"{url}\";\n\
+    Some(
+        match url.strip_prefix("node:").filter(|_| !LAZY.contains(&url)) {
+            Some(name) => Cow::Owned(format!(
+                "{code}\n;import * as __paseoSelf from \"{url}\";\n\
              import {{ registerBuiltin as __paseoRegister }} from \"paseo:internal/core\";\n\
              __paseoRegister({name:?}, __paseoSelf);\n"
-        )),
-        None => code,
-    })
+            )),
+            None => code,
+        },
+    )
 }
 
 pub fn lazy_extension() -> deno_core::Extension {
@@ -114,10 +119,17 @@ pub fn lazy_extension() -> deno_core::Extension {
         .iter()
         .map(|url| {
             let code = module_code(url).expect("lazy host module is embedded");
-            deno_core::ExtensionFileSource::new_computed(url, std::sync::Arc::from(ascii_escaped(&code)))
+            deno_core::ExtensionFileSource::new_computed(
+                url,
+                std::sync::Arc::from(ascii_escaped(&code)),
+            )
         })
         .collect();
-    deno_core::Extension { name: "paseo_lazy", lazy_loaded_esm_files: std::borrow::Cow::Owned(files), ..Default::default() }
+    deno_core::Extension {
+        name: "paseo_lazy",
+        lazy_loaded_esm_files: std::borrow::Cow::Owned(files),
+        ..Default::default()
+    }
 }
 
 /// deno_core takes extension code as 7-bit ASCII: anything else becomes a `\uXXXX` escape
@@ -137,4 +149,3 @@ fn ascii_escaped(code: &str) -> String {
     }
     out
 }
-

@@ -15,11 +15,11 @@ pub mod transpile;
 mod watchdog;
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::future::Future;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
@@ -112,16 +112,31 @@ pub enum CallError {
 }
 
 pub enum CallKind {
-    Load { entry: ModuleSpecifier },
-    Hook { hook: String, input: String },
+    Load {
+        entry: ModuleSpecifier,
+    },
+    Hook {
+        hook: String,
+        input: String,
+    },
     /// A plugin RPC method (`server.handle`).
-    Rpc { method: String, input: String },
+    Rpc {
+        method: String,
+        input: String,
+    },
     /// A daemon event for the plugin's SDK subscriptions.
-    Event { topic: String, payload: String },
+    Event {
+        topic: String,
+        payload: String,
+    },
     /// An agent tool's `execute` (`{ agentId, name, input, agent }`).
-    Tool { input: String },
+    Tool {
+        input: String,
+    },
     /// Forget the tool definitions attached to an agent whose session closed.
-    ReleaseTools { agent_id: String },
+    ReleaseTools {
+        agent_id: String,
+    },
     Stop,
 }
 
@@ -200,7 +215,14 @@ impl Standby {
             .name("plugin:standby".into())
             .spawn(move || thread_main(engine, rx, ready_tx))
             .expect("spawn plugin thread");
-        Standby { tx, thread, heap_bytes, preload, ready, spin }
+        Standby {
+            tx,
+            thread,
+            heap_bytes,
+            preload,
+            ready,
+            spin,
+        }
     }
 
     /// The heap cap it was created with; only plugins with the same cap can use it.
@@ -227,7 +249,13 @@ impl Standby {
     pub fn bind(self, binding: Binding) -> Isolate {
         let shared = binding.shared.clone();
         let _ = self.tx.send(Message::Bind(Box::new(binding)));
-        Isolate { tx: self.tx, next_token: Default::default(), shared, thread: Some(self.thread), spin: self.spin }
+        Isolate {
+            tx: self.tx,
+            next_token: Default::default(),
+            shared,
+            thread: Some(self.thread),
+            spin: self.spin,
+        }
     }
 
     /// Ends an unused standby and waits for its thread (dropping it ends the thread too, without
@@ -241,7 +269,11 @@ impl Standby {
 
 /// The body of an isolate's thread: a current-thread runtime driving the actor; a panic marks
 /// the plugin (once bound) failed with the reason.
-fn thread_main(engine: EngineConfig, rx: mpsc::UnboundedReceiver<Message>, ready: tokio::sync::watch::Sender<bool>) {
+fn thread_main(
+    engine: EngineConfig,
+    rx: mpsc::UnboundedReceiver<Message>,
+    ready: tokio::sync::watch::Sender<bool>,
+) {
     let bound: Arc<Mutex<Option<Arc<PluginShared>>>> = Arc::default();
     let ours = bound.clone();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -259,7 +291,9 @@ fn thread_main(engine: EngineConfig, rx: mpsc::UnboundedReceiver<Message>, ready
             .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
             .unwrap_or_else(|| "unknown panic".into());
         let reason = format!("Plugin {} crashed: {reason}", shared.id);
-        shared.logs.write(Stream::Stderr, &format!("[paseo] {reason}"));
+        shared
+            .logs
+            .write(Stream::Stderr, &format!("[paseo] {reason}"));
         shared.fatal.lock().unwrap().get_or_insert(reason);
     }
 }
@@ -289,7 +323,12 @@ impl Isolate {
 
     /// `call`, abandoned when `cancel` completes first: the call's signal is aborted inside the
     /// plugin and its result dropped.
-    pub async fn call_until(&self, kind: CallKind, timeout: Duration, cancel: impl Future<Output = ()>) -> Result<String, CallError> {
+    pub async fn call_until(
+        &self,
+        kind: CallKind,
+        timeout: Duration,
+        cancel: impl Future<Output = ()>,
+    ) -> Result<String, CallError> {
         let (token, mut rx) = self.enqueue(kind, timeout)?;
         // A small call is answered within `SPIN` more often than not; looking for the answer
         // that long saves this task a wake-up (the isolate's thread does the same for calls).
@@ -319,10 +358,23 @@ impl Isolate {
 
     /// Queues a call now (calls reach the plugin in the order they were queued) and returns
     /// its token and the receiver of its outcome.
-    fn enqueue(&self, kind: CallKind, timeout: Duration) -> Result<(u64, oneshot::Receiver<Result<String, CallError>>), CallError> {
+    fn enqueue(
+        &self,
+        kind: CallKind,
+        timeout: Duration,
+    ) -> Result<(u64, oneshot::Receiver<Result<String, CallError>>), CallError> {
         let (reply, rx) = oneshot::channel();
         let token = self.next_token.fetch_add(1, Ordering::Relaxed);
-        if self.tx.send(Message::Call(Call { kind, timeout, reply, token })).is_err() {
+        if self
+            .tx
+            .send(Message::Call(Call {
+                kind,
+                timeout,
+                reply,
+                token,
+            }))
+            .is_err()
+        {
             return Err(CallError::Stopped(self.stopped_reason()));
         }
         Ok((token, rx))
@@ -330,12 +382,25 @@ impl Isolate {
 
     /// Queues a call now and returns a future of its outcome: for notifications, which must
     /// reach each plugin in emission order without the caller waiting.
-    pub fn send(&self, kind: CallKind, timeout: Duration) -> impl Future<Output = Result<String, CallError>> + Send + 'static {
+    pub fn send(
+        &self,
+        kind: CallKind,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<String, CallError>> + Send + 'static {
         let queued = self.enqueue(kind, timeout);
         let id = self.shared.id.clone();
         let fatal = self.shared.clone();
         async move {
-            let stopped = || CallError::Stopped(fatal.fatal.lock().unwrap().clone().unwrap_or_else(|| format!("Plugin stopped: {id}")));
+            let stopped = || {
+                CallError::Stopped(
+                    fatal
+                        .fatal
+                        .lock()
+                        .unwrap()
+                        .clone()
+                        .unwrap_or_else(|| format!("Plugin stopped: {id}")),
+                )
+            };
             match queued {
                 Ok((_, rx)) => rx.await.unwrap_or_else(|_| Err(stopped())),
                 Err(e) => Err(e),
@@ -351,7 +416,12 @@ impl Isolate {
     }
 
     fn stopped_reason(&self) -> String {
-        self.shared.fatal.lock().unwrap().clone().unwrap_or_else(|| format!("Plugin stopped: {}", self.shared.id))
+        self.shared
+            .fatal
+            .lock()
+            .unwrap()
+            .clone()
+            .unwrap_or_else(|| format!("Plugin stopped: {}", self.shared.id))
     }
 
     pub fn is_alive(&self) -> bool {
@@ -417,7 +487,12 @@ fn spin_for_message(limit: Duration, rx: &mpsc::UnboundedReceiver<Message>) -> b
 /// the host's `pump` function (one stored function, so no script is compiled per call).
 pub(crate) enum HostCommand {
     /// Start invocation `id`: `kind` (`hook`, `rpc`, …) of `name`, with its JSON input.
-    Invoke { id: u32, kind: &'static str, name: String, input: Option<String> },
+    Invoke {
+        id: u32,
+        kind: &'static str,
+        name: String,
+        input: Option<String>,
+    },
     /// Abort the signal of invocation `id` with this reason.
     Abort { id: u32, reason: String },
 }
@@ -430,8 +505,18 @@ impl HostCommand {
         use std::fmt::Write;
         let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
         match self {
-            HostCommand::Invoke { id, kind, name, input } => {
-                let _ = write!(out, "[{id},\"{kind}\",{},{}]", quote(name), input.as_deref().unwrap_or("null"));
+            HostCommand::Invoke {
+                id,
+                kind,
+                name,
+                input,
+            } => {
+                let _ = write!(
+                    out,
+                    "[{id},\"{kind}\",{},{}]",
+                    quote(name),
+                    input.as_deref().unwrap_or("null")
+                );
             }
             HostCommand::Abort { id, reason } => {
                 let _ = write!(out, "[{id},null,{}]", quote(reason));
@@ -460,7 +545,12 @@ pub(crate) struct ActorState {
 
 impl ActorState {
     /// An actor's state with no call queued or pending.
-    pub fn new(shared: Arc<PluginShared>, heap_bytes: usize, turn_timeout: Duration, watchdog: Rc<Watchdog>) -> ActorState {
+    pub fn new(
+        shared: Arc<PluginShared>,
+        heap_bytes: usize,
+        turn_timeout: Duration,
+        watchdog: Rc<Watchdog>,
+    ) -> ActorState {
         ActorState {
             commands: Vec::new(),
             shared,
@@ -527,7 +617,10 @@ async fn actor_main(
             actor.fail_pending(&exit);
             exit
         }
-        Err(e) => Exit::Fatal(format!("Plugin {} could not start its engine: {e}", shared.id)),
+        Err(e) => Exit::Fatal(format!(
+            "Plugin {} could not start its engine: {e}",
+            shared.id
+        )),
     };
     if let Exit::Fatal(reason) = &exit {
         shared.fatal.lock().unwrap().get_or_insert(reason.clone());
@@ -549,8 +642,15 @@ impl Actor {
     /// are the engine's own text; the caller names the plugin.
     async fn boot(engine: EngineConfig) -> Result<Actor, String> {
         // Stands in for the plugin until `bind`; nothing a plugin owns is reachable before.
-        let shared = Arc::new(PluginShared::new("(standby)", PathBuf::new(), Arc::new(LogTail::new("(standby)", None))));
-        let loader = Rc::new(modules::PluginModuleLoader::new(PathBuf::new(), engine.host_js_dir));
+        let shared = Arc::new(PluginShared::new(
+            "(standby)",
+            PathBuf::new(),
+            Arc::new(LogTail::new("(standby)", None)),
+        ));
+        let loader = Rc::new(modules::PluginModuleLoader::new(
+            PathBuf::new(),
+            engine.host_js_dir,
+        ));
         let heap = engine.heap_bytes;
         let mut js = JsRuntime::try_new(RuntimeOptions {
             module_loader: Some(loader.clone()),
@@ -587,12 +687,19 @@ impl Actor {
         }
         let watchdog = Rc::new(Watchdog::start("plugin:standby", handle.clone()));
         let state = js.op_state();
-        state.borrow_mut().put(ActorState::new(shared.clone(), heap, Limits::default().turn_timeout, watchdog.clone()));
+        state.borrow_mut().put(ActorState::new(
+            shared.clone(),
+            heap,
+            Limits::default().turn_timeout,
+            watchdog.clone(),
+        ));
         state.borrow_mut().put(handle);
         state.borrow_mut().put(loader.clone());
         state.borrow_mut().put(crate::sdk::ops::SdkState {
             daemon: engine.daemon,
-            caller: crate::sdk::Caller { plugin_id: shared.id.clone() },
+            caller: crate::sdk::Caller {
+                plugin_id: shared.id.clone(),
+            },
             runtime: engine.runtime,
             storage_dir: None,
         });
@@ -601,7 +708,10 @@ impl Actor {
             watchdog,
             heap_exceeded,
             state,
-            limits: Limits { heap_bytes: heap, ..Limits::default() },
+            limits: Limits {
+                heap_bytes: heap,
+                ..Limits::default()
+            },
             next_id: 0,
             shared,
             timer: Box::pin(tokio::time::sleep(Duration::from_secs(3600))),
@@ -614,31 +724,46 @@ impl Actor {
         if !engine.preload.is_empty() {
             // Best effort: a package that fails here fails the same way when the plugin imports it.
             loader.set_preload(engine.preload);
-            let _ = actor.evaluate(&ModuleSpecifier::parse("paseo:internal/preload").unwrap()).await;
+            let _ = actor
+                .evaluate(&ModuleSpecifier::parse("paseo:internal/preload").unwrap())
+                .await;
         }
         Ok(actor)
     }
 
     /// Gives the booted isolate its plugin: identity, folder, limits, storage and thread names.
     fn bind(&mut self, binding: Binding) {
-        let Binding { shared, limits, storage_dir } = binding;
-        self.watchdog.rename(&format!("plugin:{}:watchdog", shared.id));
+        let Binding {
+            shared,
+            limits,
+            storage_dir,
+        } = binding;
+        self.watchdog
+            .rename(&format!("plugin:{}:watchdog", shared.id));
         let mut state = self.state.borrow_mut();
-        state.borrow::<Rc<modules::PluginModuleLoader>>().bind(shared.dir.clone(), shared.host_packages.clone());
+        state
+            .borrow::<Rc<modules::PluginModuleLoader>>()
+            .bind(shared.dir.clone(), shared.host_packages.clone());
         let sdk = state.borrow_mut::<crate::sdk::ops::SdkState>();
-        sdk.caller = crate::sdk::Caller { plugin_id: shared.id.clone() };
+        sdk.caller = crate::sdk::Caller {
+            plugin_id: shared.id.clone(),
+        };
         sdk.storage_dir = storage_dir;
         let st = state.borrow_mut::<ActorState>();
         st.shared = shared.clone();
         st.turn_timeout = limits.turn_timeout;
         drop(state);
-        self.limits = Limits { heap_bytes: self.limits.heap_bytes, ..limits };
+        self.limits = Limits {
+            heap_bytes: self.limits.heap_bytes,
+            ..limits
+        };
         self.shared = shared;
     }
 
     /// Installs the globals and the host module before any plugin code runs.
     async fn bootstrap(&mut self) -> Result<(), String> {
-        self.evaluate(&ModuleSpecifier::parse("paseo:internal/bootstrap").unwrap()).await
+        self.evaluate(&ModuleSpecifier::parse("paseo:internal/bootstrap").unwrap())
+            .await
     }
 
     /// Loads and evaluates one module (and its imports) outside any plugin call.
@@ -657,16 +782,23 @@ impl Actor {
     }
 
     /// A function of the JS host object, kept to be called without compiling anything.
-    fn host_function(&mut self, name: &str) -> Result<deno_core::v8::Global<deno_core::v8::Function>, String> {
+    fn host_function(
+        &mut self,
+        name: &str,
+    ) -> Result<deno_core::v8::Global<deno_core::v8::Function>, String> {
         use deno_core::v8;
         let value = self
             .js
-            .execute_script("paseo:host", format!("globalThis[Symbol.for('paseo.host')].{name}"))
+            .execute_script(
+                "paseo:host",
+                format!("globalThis[Symbol.for('paseo.host')].{name}"),
+            )
             .map_err(|e| e.to_string())?;
         let js = &mut self.js;
         deno_core::scope!(scope, js);
         let local = v8::Local::new(scope, value);
-        let function = v8::Local::<v8::Function>::try_from(local).map_err(|_| format!("host.{name} is not a function"))?;
+        let function = v8::Local::<v8::Function>::try_from(local)
+            .map_err(|_| format!("host.{name} is not a function"))?;
         Ok(v8::Global::new(scope, function))
     }
 
@@ -678,7 +810,8 @@ impl Actor {
                     Poll::Ready(Some(Message::Cancel(token))) => self.cancel(token),
                     Poll::Ready(Some(Message::Bind(_))) => {} // bound once, before running
                     Poll::Ready(Some(Message::HeapSize(reply))) => {
-                        let _ = reply.send(self.js.v8_isolate().get_heap_statistics().total_heap_size());
+                        let _ = reply
+                            .send(self.js.v8_isolate().get_heap_statistics().total_heap_size());
                     }
                     Poll::Ready(None) => return Poll::Ready(Exit::Closed),
                     Poll::Pending => break,
@@ -701,12 +834,20 @@ impl Actor {
             if let Err(exit) = after {
                 return Poll::Ready(exit);
             }
-            if std::mem::take(&mut self.state.borrow_mut().borrow_mut::<ActorState>().stop_settled) {
+            if std::mem::take(
+                &mut self
+                    .state
+                    .borrow_mut()
+                    .borrow_mut::<ActorState>()
+                    .stop_settled,
+            ) {
                 return Poll::Ready(Exit::Closed);
             }
             // Wake at the next invocation deadline.
             if let Some(next) = self.next_deadline() {
-                self.timer.as_mut().reset(tokio::time::Instant::from_std(next));
+                self.timer
+                    .as_mut()
+                    .reset(tokio::time::Instant::from_std(next));
                 if self.timer.as_mut().poll(cx).is_ready() {
                     cx.waker().wake_by_ref();
                 }
@@ -722,7 +863,13 @@ impl Actor {
     }
 
     fn next_deadline(&self) -> Option<Instant> {
-        self.state.borrow().borrow::<ActorState>().pending.values().map(|p| p.deadline).min()
+        self.state
+            .borrow()
+            .borrow::<ActorState>()
+            .pending
+            .values()
+            .map(|p| p.deadline)
+            .min()
     }
 
     /// The latest moment the JS entry about to start may run until.
@@ -752,7 +899,9 @@ impl Actor {
             (st.crashed.take(), st.timer.take())
         };
         if let Some(reason) = crashed {
-            self.shared.logs.write(Stream::Stderr, &format!("[paseo] {reason}"));
+            self.shared
+                .logs
+                .write(Stream::Stderr, &format!("[paseo] {reason}"));
             return Err(Exit::Fatal(reason));
         }
         if self.heap_exceeded.load(Ordering::SeqCst) {
@@ -761,7 +910,9 @@ impl Actor {
                 self.shared.id,
                 self.limits.heap_bytes / (1024 * 1024)
             );
-            self.shared.logs.write(Stream::Stderr, &format!("[paseo] {reason}"));
+            self.shared
+                .logs
+                .write(Stream::Stderr, &format!("[paseo] {reason}"));
             return Err(Exit::Fatal(reason));
         }
         if fired || self.js.v8_isolate().is_execution_terminating() {
@@ -770,16 +921,24 @@ impl Actor {
             let due = self.next_deadline().is_some_and(|d| d <= Instant::now());
             let budget = self.limits.turn_timeout.as_millis();
             let message = match (due, timer.is_some(), self.turn_budget) {
-                (false, true, _) => format!("Timer callback exceeded the {budget} ms turn budget and was terminated"),
-                (false, false, true) => format!("An event-loop turn exceeded the {budget} ms turn budget and was terminated"),
+                (false, true, _) => format!(
+                    "Timer callback exceeded the {budget} ms turn budget and was terminated"
+                ),
+                (false, false, true) => format!(
+                    "An event-loop turn exceeded the {budget} ms turn budget and was terminated"
+                ),
                 _ => "Plugin code ran past its deadline and was terminated".to_string(),
             };
-            self.shared.logs.write(Stream::Stderr, &format!("[paseo] {message}"));
+            self.shared
+                .logs
+                .write(Stream::Stderr, &format!("[paseo] {message}"));
             return self.expire_due();
         }
         if let Poll::Ready(Some(error)) = result {
             // An uncaught exception or rejection outside any invocation (e.g. in a timer).
-            self.shared.logs.write(Stream::Stderr, &format!("[paseo] Uncaught error: {error}"));
+            self.shared
+                .logs
+                .write(Stream::Stderr, &format!("[paseo] Uncaught error: {error}"));
         }
         Ok(())
     }
@@ -799,27 +958,51 @@ impl Actor {
         };
         let deadline = Instant::now() + call.timeout;
         let input = match call.kind {
-            CallKind::Hook { input, .. } | CallKind::Rpc { input, .. } | CallKind::Tool { input } | CallKind::Event { payload: input, .. } => {
-                Some(input)
-            }
+            CallKind::Hook { input, .. }
+            | CallKind::Rpc { input, .. }
+            | CallKind::Tool { input }
+            | CallKind::Event { payload: input, .. } => Some(input),
             CallKind::Load { .. } | CallKind::ReleaseTools { .. } | CallKind::Stop => None,
         };
         let mut op_state = self.state.borrow_mut();
         let st = op_state.borrow_mut::<ActorState>();
-        st.pending.insert(id, Pending { reply: call.reply, deadline, stop: kind == "stop", token: call.token });
-        st.commands.push(HostCommand::Invoke { id, kind, name, input });
+        st.pending.insert(
+            id,
+            Pending {
+                reply: call.reply,
+                deadline,
+                stop: kind == "stop",
+                token: call.token,
+            },
+        );
+        st.commands.push(HostCommand::Invoke {
+            id,
+            kind,
+            name,
+            input,
+        });
     }
 
     /// Queues a command for the JS host and runs it now.
     fn command(&mut self, command: HostCommand) -> Result<(), Exit> {
-        self.state.borrow_mut().borrow_mut::<ActorState>().commands.push(command);
+        self.state
+            .borrow_mut()
+            .borrow_mut::<ActorState>()
+            .commands
+            .push(command);
         self.flush()
     }
 
     /// Runs the queued commands in one entry into JS, inside the deadline of the earliest
     /// pending invocation.
     fn flush(&mut self) -> Result<(), Exit> {
-        if self.state.borrow().borrow::<ActorState>().commands.is_empty() {
+        if self
+            .state
+            .borrow()
+            .borrow::<ActorState>()
+            .commands
+            .is_empty()
+        {
             return Ok(());
         }
         let pump = self.pump.clone().expect("host pump");
@@ -835,13 +1018,24 @@ impl Actor {
     fn cancel(&mut self, token: u64) {
         let mut op_state = self.state.borrow_mut();
         let st = op_state.borrow_mut::<ActorState>();
-        if let Some(id) = st.pending.iter().find(|(_, p)| p.token == token).map(|(id, _)| *id) {
+        if let Some(id) = st
+            .pending
+            .iter()
+            .find(|(_, p)| p.token == token)
+            .map(|(id, _)| *id)
+        {
             st.pending.remove(&id);
             // Not started yet: it never will be. Started: its signal is aborted.
-            let queued = st.commands.iter().position(|c| matches!(c, HostCommand::Invoke { id: queued, .. } if *queued == id));
+            let queued = st
+                .commands
+                .iter()
+                .position(|c| matches!(c, HostCommand::Invoke { id: queued, .. } if *queued == id));
             match queued {
                 Some(i) => drop(st.commands.remove(i)),
-                None => st.commands.push(HostCommand::Abort { id, reason: "The call was cancelled".into() }),
+                None => st.commands.push(HostCommand::Abort {
+                    id,
+                    reason: "The call was cancelled".into(),
+                }),
             }
         }
     }
@@ -852,7 +1046,12 @@ impl Actor {
         let expired: Vec<(u32, Pending)> = {
             let mut op_state = self.state.borrow_mut();
             let st = op_state.borrow_mut::<ActorState>();
-            let ids: Vec<u32> = st.pending.iter().filter(|(_, p)| p.deadline <= now).map(|(id, _)| *id).collect();
+            let ids: Vec<u32> = st
+                .pending
+                .iter()
+                .filter(|(_, p)| p.deadline <= now)
+                .map(|(id, _)| *id)
+                .collect();
             ids.into_iter()
                 .filter_map(|id| st.pending.remove(&id).map(|p| (id, p)))
                 .collect()
@@ -861,7 +1060,10 @@ impl Actor {
         for (id, pending) in expired {
             stop_expired |= pending.stop;
             let _ = pending.reply.send(Err(CallError::TimedOut));
-            self.command(HostCommand::Abort { id, reason: "The operation timed out".into() })?;
+            self.command(HostCommand::Abort {
+                id,
+                reason: "The operation timed out".into(),
+            })?;
         }
         if stop_expired {
             return Err(Exit::Closed);
@@ -876,7 +1078,12 @@ impl Actor {
         };
         let pending: Vec<Pending> = {
             let mut op_state = self.state.borrow_mut();
-            op_state.borrow_mut::<ActorState>().pending.drain().map(|(_, p)| p).collect()
+            op_state
+                .borrow_mut::<ActorState>()
+                .pending
+                .drain()
+                .map(|(_, p)| p)
+                .collect()
         };
         for p in pending {
             let _ = p.reply.send(Err(CallError::Stopped(reason.clone())));

@@ -20,19 +20,63 @@ use super::transpile;
 
 /// Node builtins this host implements, by bare name.
 pub const NODE_BUILTINS: &[&str] = &[
-    "path", "path/posix", "os", "fs", "fs/promises", "util", "events", "buffer", "url", "timers",
-    "timers/promises", "process", "module", "crypto", "child_process", "net", "http", "dns",
-    "dns/promises", "stream", "stream/promises", "string_decoder", "assert", "assert/strict",
-    "querystring", "perf_hooks",
+    "path",
+    "path/posix",
+    "os",
+    "fs",
+    "fs/promises",
+    "util",
+    "events",
+    "buffer",
+    "url",
+    "timers",
+    "timers/promises",
+    "process",
+    "module",
+    "crypto",
+    "child_process",
+    "net",
+    "http",
+    "dns",
+    "dns/promises",
+    "stream",
+    "stream/promises",
+    "string_decoder",
+    "assert",
+    "assert/strict",
+    "querystring",
+    "perf_hooks",
 ];
 
 /// Node builtins that exist in Node but not (yet) here: importing one fails with a clear error.
 const NODE_UNSUPPORTED: &[&str] = &[
-    "async_hooks", "cluster", "console", "constants",
-    "dgram", "diagnostics_channel", "domain", "http2",
-    "https", "inspector", "punycode", "readline",
-    "readline/promises", "repl", "sqlite", "stream/web", "sys", "test", "tls", "trace_events", "tty", "util/types", "v8", "vm",
-    "wasi", "worker_threads", "zlib",
+    "async_hooks",
+    "cluster",
+    "console",
+    "constants",
+    "dgram",
+    "diagnostics_channel",
+    "domain",
+    "http2",
+    "https",
+    "inspector",
+    "punycode",
+    "readline",
+    "readline/promises",
+    "repl",
+    "sqlite",
+    "stream/web",
+    "sys",
+    "test",
+    "tls",
+    "trace_events",
+    "tty",
+    "util/types",
+    "v8",
+    "vm",
+    "wasi",
+    "worker_threads",
+    "zlib",
 ];
 
 /// Specifiers that belong to the app (client) side of a plugin.
@@ -46,21 +90,30 @@ const CLIENT_ONLY_SDK: &[&str] = &[
 
 /// Client-only libraries that a shared module may import; the server side gets an empty module,
 /// as Paseo's bundler stubs them.
-const CLIENT_STUBS: &[&str] = &["react", "react-native", "@tanstack/react-query", "react/jsx-runtime"];
+const CLIENT_STUBS: &[&str] = &[
+    "react",
+    "react-native",
+    "@tanstack/react-query",
+    "react/jsx-runtime",
+];
 
 /// Whether the plugin's own server sources (the entry, `server/`, `shared/`) import zod, the
 /// host-provided package: a hint for which standby isolate to bind (one with zod evaluated
 /// ahead), never a rule. Scans at most 256 files of up to 1 MiB.
 pub fn mentions_host_package(plugin_dir: &Path, entry: &Path) -> bool {
     fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for entry in entries.flatten() {
             let path = entry.path();
             if out.len() >= 256 {
                 return;
             }
             match entry.file_type() {
-                Ok(t) if t.is_dir() && path.file_name().is_some_and(|n| n != "node_modules") => collect(&path, out),
+                Ok(t) if t.is_dir() && path.file_name().is_some_and(|n| n != "node_modules") => {
+                    collect(&path, out)
+                }
                 Ok(t) if t.is_file() => out.push(path),
                 _ => {}
             }
@@ -70,9 +123,16 @@ pub fn mentions_host_package(plugin_dir: &Path, entry: &Path) -> bool {
     collect(&plugin_dir.join("server"), &mut files);
     collect(&plugin_dir.join("shared"), &mut files);
     files.iter().any(|file| {
-        let code = matches!(file.extension().and_then(|e| e.to_str()), Some("ts" | "tsx" | "mts" | "js" | "jsx" | "mjs"));
+        let code = matches!(
+            file.extension().and_then(|e| e.to_str()),
+            Some("ts" | "tsx" | "mts" | "js" | "jsx" | "mjs")
+        );
         code && std::fs::metadata(file).is_ok_and(|m| m.len() <= 1 << 20)
-            && std::fs::read_to_string(file).is_ok_and(|text| ["\"zod\"", "'zod'", "\"zod/", "'zod/"].iter().any(|s| text.contains(s)))
+            && std::fs::read_to_string(file).is_ok_and(|text| {
+                ["\"zod\"", "'zod'", "\"zod/", "'zod/"]
+                    .iter()
+                    .any(|s| text.contains(s))
+            })
     })
 }
 
@@ -85,7 +145,9 @@ fn host_module_url(specifier: &str) -> Option<&'static str> {
     Some(match specifier {
         "@getpaseo/plugin" => "paseo:plugin",
         "@getpaseo/plugin/server" => "paseo:plugin/server",
-        "@getpaseo/plugin/server/provider" | "@getpaseo/plugin/provider" => "paseo:unsupported/server/provider",
+        "@getpaseo/plugin/server/provider" | "@getpaseo/plugin/provider" => {
+            "paseo:unsupported/server/provider"
+        }
         "@getpaseo/plugin/server/acp" | "@getpaseo/plugin/acp" => "paseo:unsupported/server/acp",
         "@getpaseo/plugin/server/forge-toolkit" => "paseo:unsupported/server/forge-toolkit",
         "@getpaseo/plugin/server/usage" => "paseo:unsupported/server/usage",
@@ -109,13 +171,18 @@ pub struct PluginModuleLoader {
 fn resolve_options(conditions: &[&str]) -> ResolveOptions {
     ResolveOptions {
         condition_names: conditions.iter().map(|s| s.to_string()).collect(),
-        extensions: [".ts", ".tsx", ".mts", ".js", ".jsx", ".mjs", ".cjs", ".cts", ".json"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        extensions: [
+            ".ts", ".tsx", ".mts", ".js", ".jsx", ".mjs", ".cjs", ".cts", ".json",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
         // TypeScript's rule: `./x.js` may name `./x.ts`.
         extension_alias: vec![
-            (".js".into(), vec![".ts".into(), ".tsx".into(), ".js".into()]),
+            (
+                ".js".into(),
+                vec![".ts".into(), ".tsx".into(), ".js".into()],
+            ),
             (".jsx".into(), vec![".tsx".into(), ".jsx".into()]),
             (".mjs".into(), vec![".mts".into(), ".mjs".into()]),
             (".cjs".into(), vec![".cts".into(), ".cjs".into()]),
@@ -133,7 +200,15 @@ impl PluginModuleLoader {
             main_fields: vec!["main".into()],
             ..resolve_options(&["require", "node", "default"])
         });
-        PluginModuleLoader { plugin_dir: RefCell::new(plugin_dir), preload: Default::default(), host_packages: Default::default(), host_js_dir, esm, cjs, source_maps: Default::default() }
+        PluginModuleLoader {
+            plugin_dir: RefCell::new(plugin_dir),
+            preload: Default::default(),
+            host_packages: Default::default(),
+            host_js_dir,
+            esm,
+            cjs,
+            source_maps: Default::default(),
+        }
     }
 
     /// What `paseo:internal/preload` imports.
@@ -142,13 +217,22 @@ impl PluginModuleLoader {
     }
 
     /// Points the loader at the plugin its isolate now serves.
-    pub fn bind(&self, dir: PathBuf, host_packages: Arc<std::sync::Mutex<std::collections::BTreeSet<ModuleSpecifier>>>) {
+    pub fn bind(
+        &self,
+        dir: PathBuf,
+        host_packages: Arc<std::sync::Mutex<std::collections::BTreeSet<ModuleSpecifier>>>,
+    ) {
         *self.plugin_dir.borrow_mut() = dir;
         *self.host_packages.borrow_mut() = host_packages;
     }
 
     /// Resolves a specifier the way both `import` (esm = true) and `require` do.
-    pub fn resolve_specifier(&self, specifier: &str, referrer: &str, esm: bool) -> Result<ModuleSpecifier, String> {
+    pub fn resolve_specifier(
+        &self,
+        specifier: &str,
+        referrer: &str,
+        esm: bool,
+    ) -> Result<ModuleSpecifier, String> {
         // Builtins share helpers as `./<name>.js` files in js/node/ (a path Node resolves too).
         if let (Some(file), true) = (specifier.strip_prefix("./"), referrer.starts_with("node:")) {
             let name = file.strip_suffix(".js").unwrap_or(file);
@@ -181,7 +265,9 @@ impl PluginModuleLoader {
             return Err(format!("{specifier} is private to the app host"));
         }
         if CLIENT_ONLY_SDK.contains(&specifier) {
-            return Err(format!("{specifier} is available only in plugin client code"));
+            return Err(format!(
+                "{specifier} is available only in plugin client code"
+            ));
         }
         if CLIENT_STUBS.contains(&specifier) {
             return Ok(ModuleSpecifier::parse(&format!("paseo:client-stub/{specifier}")).unwrap());
@@ -221,7 +307,11 @@ impl PluginModuleLoader {
         let url = ModuleSpecifier::from_file_path(resolution.path())
             .map_err(|_| format!("Cannot resolve '{specifier}': not a file path"))?;
         if host_package && esm {
-            self.host_packages.borrow().lock().unwrap().insert(url.clone());
+            self.host_packages
+                .borrow()
+                .lock()
+                .unwrap()
+                .insert(url.clone());
         }
         Ok(url)
     }
@@ -238,7 +328,10 @@ impl PluginModuleLoader {
                 // Node's rule: `.js` is CommonJS unless the nearest package.json says "module".
                 let file = format!("./{}", path.file_name().unwrap().to_string_lossy());
                 match self.esm.resolve(path.parent().unwrap_or(path), &file) {
-                    Ok(r) => r.package_json().and_then(|p| p.r#type()) != Some(oxc_resolver::PackageType::Module),
+                    Ok(r) => {
+                        r.package_json().and_then(|p| p.r#type())
+                            != Some(oxc_resolver::PackageType::Module)
+                    }
                     Err(_) => true,
                 }
             }
@@ -248,7 +341,9 @@ impl PluginModuleLoader {
     /// The plugin folder rules: server code lives in the entry, `server/` or `shared/`.
     fn check_folder_rules(&self, path: &Path) -> Result<(), String> {
         let plugin_dir = self.plugin_dir.borrow();
-        let Ok(rel) = path.strip_prefix(&*plugin_dir) else { return Ok(()) };
+        let Ok(rel) = path.strip_prefix(&*plugin_dir) else {
+            return Ok(());
+        };
         if rel.components().any(|c| c.as_os_str() == "node_modules") {
             return Ok(());
         }
@@ -260,61 +355,109 @@ impl PluginModuleLoader {
             return Ok(());
         }
         let rel_str = rel.to_string_lossy();
-        let first = rel.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned());
+        let first = rel
+            .components()
+            .next()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned());
         match first.as_deref() {
-            _ if rel.components().count() == 1 && (rel_str == "index.server.ts" || rel_str == "index.server.tsx") => Ok(()),
-            Some("server" | "shared") if rel.components().count() > 1 => Ok(()),
-            Some("client") if rel.components().count() > 1 => {
-                Err(format!("client-only module cannot be imported into the plugin server bundle: {rel_str}"))
+            _ if rel.components().count() == 1
+                && (rel_str == "index.server.ts" || rel_str == "index.server.tsx") =>
+            {
+                Ok(())
             }
-            _ => Err(format!("Plugin modules belong in client/, server/, or shared/: {rel_str}")),
+            Some("server" | "shared") if rel.components().count() > 1 => Ok(()),
+            Some("client") if rel.components().count() > 1 => Err(format!(
+                "client-only module cannot be imported into the plugin server bundle: {rel_str}"
+            )),
+            _ => Err(format!(
+                "Plugin modules belong in client/, server/, or shared/: {rel_str}"
+            )),
         }
     }
 
     /// Source of a file for `require()`: transpiled when TypeScript, JSON text as is.
     pub fn cjs_source(&self, path: &Path) -> Result<String, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
         if transpile::needs_transpile(path) {
             let url = ModuleSpecifier::from_file_path(path).unwrap();
             let out = transpile::transpile(&url, path, text)?;
             if let Some(map) = &out.source_map {
-                self.source_maps.borrow_mut().insert(url.to_string(), map.clone());
+                self.source_maps
+                    .borrow_mut()
+                    .insert(url.to_string(), map.clone());
             }
             return Ok(out.code.to_string());
         }
         Ok(text)
     }
 
-    fn load_file(&self, url: &ModuleSpecifier, requested: &RequestedModuleType) -> Result<ModuleSource, String> {
-        let path = url.to_file_path().map_err(|_| format!("Not a file URL: {url}"))?;
+    fn load_file(
+        &self,
+        url: &ModuleSpecifier,
+        requested: &RequestedModuleType,
+    ) -> Result<ModuleSource, String> {
+        let path = url
+            .to_file_path()
+            .map_err(|_| format!("Not a file URL: {url}"))?;
         self.check_folder_rules(&path)?;
         if matches!(requested, RequestedModuleType::Json) {
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
-            return Ok(ModuleSource::new(ModuleType::Json, ModuleSourceCode::String(text.into()), url, None));
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
+            return Ok(ModuleSource::new(
+                ModuleType::Json,
+                ModuleSourceCode::String(text.into()),
+                url,
+                None,
+            ));
         }
         if path.extension().is_some_and(|e| e == "json") {
             // Bundlers let `import x from "./x.json"` work without `with { type: "json" }`.
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
-            serde_json::from_str::<serde_json::Value>(&text).map_err(|e| format!("Invalid JSON in {}: {e}", path.display()))?;
-            let code = format!("export default JSON.parse({});\n", serde_json::to_string(&text).unwrap());
-            return Ok(ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code.into()), url, None));
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
+            serde_json::from_str::<serde_json::Value>(&text)
+                .map_err(|e| format!("Invalid JSON in {}: {e}", path.display()))?;
+            let code = format!(
+                "export default JSON.parse({});\n",
+                serde_json::to_string(&text).unwrap()
+            );
+            return Ok(ModuleSource::new(
+                ModuleType::JavaScript,
+                ModuleSourceCode::String(code.into()),
+                url,
+                None,
+            ));
         }
         if self.is_commonjs(&path) {
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
             let code = self.cjs_facade(url, &path, &text);
-            return Ok(ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code.into()), url, None));
+            return Ok(ModuleSource::new(
+                ModuleType::JavaScript,
+                ModuleSourceCode::String(code.into()),
+                url,
+                None,
+            ));
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
         let code = if transpile::needs_transpile(&path) {
             let out = transpile::transpile(url, &path, text)?;
             if let Some(map) = &out.source_map {
-                self.source_maps.borrow_mut().insert(url.to_string(), map.clone());
+                self.source_maps
+                    .borrow_mut()
+                    .insert(url.to_string(), map.clone());
             }
             out.code.to_string()
         } else {
             text
         };
-        Ok(ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code.into()), url, None))
+        Ok(ModuleSource::new(
+            ModuleType::JavaScript,
+            ModuleSourceCode::String(code.into()),
+            url,
+            None,
+        ))
     }
 
     /// An ES module that runs a CommonJS file through the host's `require` and re-exports what
@@ -338,7 +481,14 @@ impl PluginModuleLoader {
         code
     }
 
-    fn collect_cjs_names(&self, url: &ModuleSpecifier, path: &Path, text: &str, out: &mut Vec<String>, depth: u32) {
+    fn collect_cjs_names(
+        &self,
+        url: &ModuleSpecifier,
+        path: &Path,
+        text: &str,
+        out: &mut Vec<String>,
+        depth: u32,
+    ) {
         let (exports, reexports) = transpile::cjs_exports(url, path, text);
         out.extend(exports);
         if depth >= 4 {
@@ -360,18 +510,64 @@ fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_' || c == '$')
         && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-        && !matches!(s, "class" | "function" | "var" | "let" | "const" | "new" | "delete" | "in" | "enum" | "export" | "import" | "return" | "this" | "typeof" | "void" | "with" | "yield" | "await" | "break" | "case" | "catch" | "continue" | "debugger" | "do" | "else" | "extends" | "finally" | "for" | "if" | "instanceof" | "super" | "switch" | "throw" | "try" | "while" | "null" | "true" | "false")
+        && !matches!(
+            s,
+            "class"
+                | "function"
+                | "var"
+                | "let"
+                | "const"
+                | "new"
+                | "delete"
+                | "in"
+                | "enum"
+                | "export"
+                | "import"
+                | "return"
+                | "this"
+                | "typeof"
+                | "void"
+                | "with"
+                | "yield"
+                | "await"
+                | "break"
+                | "case"
+                | "catch"
+                | "continue"
+                | "debugger"
+                | "do"
+                | "else"
+                | "extends"
+                | "finally"
+                | "for"
+                | "if"
+                | "instanceof"
+                | "super"
+                | "switch"
+                | "throw"
+                | "try"
+                | "while"
+                | "null"
+                | "true"
+                | "false"
+        )
 }
 
 impl ModuleLoader for PluginModuleLoader {
-    fn resolve(&self, specifier: &str, referrer: &str, kind: ResolutionKind) -> Result<ModuleSpecifier, JsErrorBox> {
+    fn resolve(
+        &self,
+        specifier: &str,
+        referrer: &str,
+        kind: ResolutionKind,
+    ) -> Result<ModuleSpecifier, JsErrorBox> {
         // The engine itself loads the bootstrap by its internal URL.
         if matches!(kind, ResolutionKind::MainModule) {
             if let Ok(url) = ModuleSpecifier::parse(specifier) {
                 return Ok(url);
             }
         }
-        self.resolve_specifier(specifier, referrer, true).map_err(JsErrorBox::generic)
+        self.resolve_specifier(specifier, referrer, true)
+            .map_err(JsErrorBox::generic)
     }
 
     fn load(
@@ -406,6 +602,9 @@ impl ModuleLoader for PluginModuleLoader {
     }
 
     fn get_source_map(&self, file_name: &str) -> Option<Cow<'_, [u8]>> {
-        self.source_maps.borrow().get(file_name).map(|m| Cow::Owned(m.to_vec()))
+        self.source_maps
+            .borrow()
+            .get(file_name)
+            .map(|m| Cow::Owned(m.to_vec()))
     }
 }

@@ -46,10 +46,15 @@ fn op_hook_catalogue() -> String {
 #[string]
 fn op_host_plugin_info(state: &mut OpState) -> String {
     // `server.dataDirectory`: the plugin's own folder next to its settings, when the host keeps one.
-    let data = state.borrow::<crate::sdk::ops::SdkState>().storage_dir.as_ref().map(|d| d.join("data"));
+    let data = state
+        .borrow::<crate::sdk::ops::SdkState>()
+        .storage_dir
+        .as_ref()
+        .map(|d| d.join("data"));
     let data = data.filter(|d| crate::sdk::storage::create_private_dir_all(d).is_ok());
     let st = state.borrow::<ActorState>();
-    serde_json::json!({ "id": st.shared.id, "directory": st.shared.dir, "dataDirectory": data }).to_string()
+    serde_json::json!({ "id": st.shared.id, "directory": st.shared.dir, "dataDirectory": data })
+        .to_string()
 }
 
 /// The commands the actor queued for the JS host, as one JSON array (see `HostCommand`). An
@@ -78,8 +83,15 @@ fn op_host_commands(scope: &mut v8::PinScope, state: &mut OpState) -> String {
             if let HostCommand::Invoke { id, kind, name, .. } = c {
                 if let Some(pending) = st.pending.remove(id) {
                     st.stop_settled |= pending.stop;
-                    let what = if name.is_empty() { kind.to_string() } else { format!("{kind} {name}") };
-                    let error = format!("The input of {what} is {len} bytes, more than {}", room.describe(2));
+                    let what = if name.is_empty() {
+                        kind.to_string()
+                    } else {
+                        format!("{kind} {name}")
+                    };
+                    let error = format!(
+                        "The input of {what} is {len} bytes, more than {}",
+                        room.describe(2)
+                    );
                     let _ = pending.reply.send(Err(CallError::Failed(error)));
                 }
             }
@@ -111,7 +123,11 @@ fn op_host_settle<'s>(
     if let Some(pending) = st.pending.remove(&id) {
         st.stop_settled |= pending.stop;
         let payload = utf8_of(scope, payload);
-        let outcome = if ok { Ok(payload) } else { Err(CallError::Failed(payload)) };
+        let outcome = if ok {
+            Ok(payload)
+        } else {
+            Err(CallError::Failed(payload))
+        };
         let _ = pending.reply.send(outcome);
     }
 }
@@ -149,7 +165,11 @@ fn op_host_timer(state: &mut OpState, enter: bool) {
 /// an error (js/node/child_process.js clamps an async `maxBuffer` to it).
 #[op2]
 #[serde]
-fn op_host_heap_room(scope: &mut v8::PinScope, state: &mut OpState, #[smi] parts: u32) -> (f64, String) {
+fn op_host_heap_room(
+    scope: &mut v8::PinScope,
+    state: &mut OpState,
+    #[smi] parts: u32,
+) -> (f64, String) {
     let parts = parts.max(1) as usize;
     let room = super::budget::heap_room(scope, state);
     ((room.bytes / parts) as f64, room.describe(parts))
@@ -157,14 +177,27 @@ fn op_host_heap_room(scope: &mut v8::PinScope, state: &mut OpState, #[smi] parts
 
 #[op2(fast)]
 fn op_host_log(state: &mut OpState, #[smi] stream: u32, #[string] message: &str) {
-    let stream = if stream == 0 { Stream::Stdout } else { Stream::Stderr };
-    state.borrow::<ActorState>().shared.logs.write(stream, message);
+    let stream = if stream == 0 {
+        Stream::Stdout
+    } else {
+        Stream::Stderr
+    };
+    state
+        .borrow::<ActorState>()
+        .shared
+        .logs
+        .write(stream, message);
 }
 
 #[op2(fast)]
 fn op_host_registrations(state: &mut OpState, #[string] json: &str) {
     if let Ok(regs) = serde_json::from_str::<Registrations>(json) {
-        *state.borrow::<ActorState>().shared.registrations.lock().unwrap() = regs;
+        *state
+            .borrow::<ActorState>()
+            .shared
+            .registrations
+            .lock()
+            .unwrap() = regs;
     }
 }
 
@@ -178,11 +211,19 @@ fn op_hook_check(
     #[string] previous: &str,
     #[string] output: &str,
 ) -> Result<String, JsErrorBox> {
-    let spec = catalogue().get(hook).ok_or_else(|| JsErrorBox::generic(format!("Unknown hook: {hook}")))?;
-    let previous: serde_json::Value = serde_json::from_str(previous).map_err(|e| JsErrorBox::generic(e.to_string()))?;
-    let output: serde_json::Value = serde_json::from_str(output).map_err(|e| JsErrorBox::generic(e.to_string()))?;
-    let checked = validate::check_result(spec, &previous, output).map(|v| v.to_string()).map_err(JsErrorBox::generic)?;
-    super::budget::check(scope, state, checked.len(), || format!("The checked result of hook {hook}"))?;
+    let spec = catalogue()
+        .get(hook)
+        .ok_or_else(|| JsErrorBox::generic(format!("Unknown hook: {hook}")))?;
+    let previous: serde_json::Value =
+        serde_json::from_str(previous).map_err(|e| JsErrorBox::generic(e.to_string()))?;
+    let output: serde_json::Value =
+        serde_json::from_str(output).map_err(|e| JsErrorBox::generic(e.to_string()))?;
+    let checked = validate::check_result(spec, &previous, output)
+        .map(|v| v.to_string())
+        .map_err(JsErrorBox::generic)?;
+    super::budget::check(scope, state, checked.len(), || {
+        format!("The checked result of hook {hook}")
+    })?;
     Ok(checked)
 }
 
@@ -196,16 +237,28 @@ struct CjsResolution {
 /// Resolves a `require()` specifier from a CommonJS file.
 #[op2]
 #[serde]
-fn op_cjs_resolve(state: &mut OpState, #[string] specifier: &str, #[string] filename: &str) -> Result<CjsResolution, JsErrorBox> {
+fn op_cjs_resolve(
+    state: &mut OpState,
+    #[string] specifier: &str,
+    #[string] filename: &str,
+) -> Result<CjsResolution, JsErrorBox> {
     let loader = state.borrow::<std::rc::Rc<PluginModuleLoader>>().clone();
     let referrer = deno_core::ModuleSpecifier::from_file_path(filename)
         .map(|u| u.to_string())
         .unwrap_or_else(|_| filename.to_string());
-    let url = loader.resolve_specifier(specifier, &referrer, false).map_err(JsErrorBox::generic)?;
+    let url = loader
+        .resolve_specifier(specifier, &referrer, false)
+        .map_err(JsErrorBox::generic)?;
     Ok(match url.scheme() {
-        "node" => CjsResolution { kind: "builtin", url: url.to_string(), path: None },
+        "node" => CjsResolution {
+            kind: "builtin",
+            url: url.to_string(),
+            path: None,
+        },
         "file" => {
-            let path = url.to_file_path().map_err(|_| JsErrorBox::generic(format!("Not a file URL: {url}")))?;
+            let path = url
+                .to_file_path()
+                .map_err(|_| JsErrorBox::generic(format!("Not a file URL: {url}")))?;
             let kind = if path.extension().is_some_and(|e| e == "json") {
                 "json"
             } else if loader.is_commonjs(&path) {
@@ -213,18 +266,34 @@ fn op_cjs_resolve(state: &mut OpState, #[string] specifier: &str, #[string] file
             } else {
                 "esm"
             };
-            CjsResolution { kind, url: url.to_string(), path: Some(path.to_string_lossy().into_owned()) }
+            CjsResolution {
+                kind,
+                url: url.to_string(),
+                path: Some(path.to_string_lossy().into_owned()),
+            }
         }
-        _ => CjsResolution { kind: "host", url: url.to_string(), path: None },
+        _ => CjsResolution {
+            kind: "host",
+            url: url.to_string(),
+            path: None,
+        },
     })
 }
 
 #[op2]
 #[string]
-fn op_cjs_source(scope: &mut v8::PinScope, state: &mut OpState, #[string] filename: &str) -> Result<String, JsErrorBox> {
+fn op_cjs_source(
+    scope: &mut v8::PinScope,
+    state: &mut OpState,
+    #[string] filename: &str,
+) -> Result<String, JsErrorBox> {
     let loader = state.borrow::<std::rc::Rc<PluginModuleLoader>>().clone();
-    let source = loader.cjs_source(std::path::Path::new(filename)).map_err(JsErrorBox::generic)?;
-    super::budget::check(scope, state, source.len(), || format!("The source of {filename}"))?;
+    let source = loader
+        .cjs_source(std::path::Path::new(filename))
+        .map_err(JsErrorBox::generic)?;
+    super::budget::check(scope, state, source.len(), || {
+        format!("The source of {filename}")
+    })?;
     Ok(source)
 }
 

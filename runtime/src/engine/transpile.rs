@@ -32,7 +32,11 @@ pub fn needs_transpile(path: &Path) -> bool {
 }
 
 /// Transpiles TypeScript/JSX to JavaScript, keeping the module kind (ESM stays ESM, CJS stays CJS).
-pub fn transpile(specifier: &ModuleSpecifier, path: &Path, text: String) -> Result<Transpiled, String> {
+pub fn transpile(
+    specifier: &ModuleSpecifier,
+    path: &Path,
+    text: String,
+) -> Result<Transpiled, String> {
     let key = (specifier.to_string(), content_hash(&text));
     if let Some(hit) = CACHE.lock().unwrap().get(&key) {
         return Ok(hit.clone());
@@ -71,7 +75,11 @@ pub fn transpile(specifier: &ModuleSpecifier, path: &Path, text: String) -> Resu
 }
 
 /// Names a CommonJS module exports, as cjs-module-lexer would find them (for ESM named imports).
-pub fn cjs_exports(specifier: &ModuleSpecifier, path: &Path, text: &str) -> (Vec<String>, Vec<String>) {
+pub fn cjs_exports(
+    specifier: &ModuleSpecifier,
+    path: &Path,
+    text: &str,
+) -> (Vec<String>, Vec<String>) {
     let media_type = match MediaType::from_path(path) {
         MediaType::Json => return (vec![], vec![]),
         MediaType::TypeScript | MediaType::Cts | MediaType::Mts => MediaType::Cts,

@@ -59,7 +59,10 @@ impl Watchdog {
                 }
             })
             .expect("spawn watchdog thread");
-        Watchdog { shared, thread: Some(thread) }
+        Watchdog {
+            shared,
+            thread: Some(thread),
+        }
     }
 
     /// Renames the watchdog's thread.

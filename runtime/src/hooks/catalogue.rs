@@ -115,8 +115,12 @@ impl Catalogue {
         let mut by_name = HashMap::new();
         for hook in raw.hooks {
             let returns_request = hook.payload.as_deref() == Some("request");
-            let schema = if returns_request { hook.request } else { hook.event }
-                .unwrap_or_else(|| panic!("hook {} has no schema", hook.name));
+            let schema = if returns_request {
+                hook.request
+            } else {
+                hook.event
+            }
+            .unwrap_or_else(|| panic!("hook {} has no schema", hook.name));
             let document = json!({ "$defs": raw.defs, "allOf": [schema] });
             let validator = jsonschema::options()
                 .should_validate_formats(false)
@@ -151,7 +155,11 @@ impl Catalogue {
                 validator,
             });
         }
-        Catalogue { hooks, by_name, defs: raw.defs }
+        Catalogue {
+            hooks,
+            by_name,
+            defs: raw.defs,
+        }
     }
 
     pub fn get(&self, name: &str) -> Option<&HookSpec> {
@@ -202,12 +210,35 @@ mod tests {
     fn catalogue_has_the_fourteen_documented_hooks() {
         let names: Vec<_> = catalogue().iter().map(|h| h.name.as_str()).collect();
         assert_eq!(names.len(), 14);
-        let waiting: Vec<_> = catalogue().iter().filter(|h| h.waiting).map(|h| h.name.as_str()).collect();
+        let waiting: Vec<_> = catalogue()
+            .iter()
+            .filter(|h| h.waiting)
+            .map(|h| h.name.as_str())
+            .collect();
         assert_eq!(
             waiting,
-            ["workspace.create.before", "worktree.create.before", "worktree.create.after", "agent.create.before", "agent.open.before"]
+            [
+                "workspace.create.before",
+                "worktree.create.before",
+                "worktree.create.after",
+                "agent.create.before",
+                "agent.open.before"
+            ]
         );
-        assert!(catalogue().get("worktree.create.before").unwrap().legacy.is_none());
-        assert_eq!(catalogue().get("agent.open.before").unwrap().legacy.as_ref().unwrap().name, "agent.session_open");
+        assert!(catalogue()
+            .get("worktree.create.before")
+            .unwrap()
+            .legacy
+            .is_none());
+        assert_eq!(
+            catalogue()
+                .get("agent.open.before")
+                .unwrap()
+                .legacy
+                .as_ref()
+                .unwrap()
+                .name,
+            "agent.session_open"
+        );
     }
 }

@@ -30,9 +30,15 @@ pub(crate) async fn run_request_chain(
     for (id, iso, limits) in subscribers {
         // The plugin is given the request with its plugin-local fields empty; they wait aside.
         let kept = plugin_local.then(|| {
-            (std::mem::replace(&mut request["tools"], json!([])), std::mem::replace(&mut request["mcpServers"], json!({})))
+            (
+                std::mem::replace(&mut request["tools"], json!([])),
+                std::mem::replace(&mut request["mcpServers"], json!({})),
+            )
         });
-        let call = CallKind::Hook { hook: hook.to_string(), input: format!("{{\"request\":{request}}}") };
+        let call = CallKind::Hook {
+            hook: hook.to_string(),
+            input: format!("{{\"request\":{request}}}"),
+        };
         let output = iso
             .call(call, limits.hook_timeout)
             .await
@@ -42,7 +48,8 @@ pub(crate) async fn run_request_chain(
         let mut next: Value = if output.is_empty() {
             std::mem::take(&mut request)
         } else {
-            super::validate::check_result_size(output.len()).map_err(|m| HookError::plugin(&id, hook, m))?;
+            super::validate::check_result_size(output.len())
+                .map_err(|m| HookError::plugin(&id, hook, m))?;
             let output = serde_json::from_str(&output)
                 .map_err(|e| HookError::plugin(&id, hook, format!("invalid request: {e}")))?;
             check_result(spec, &request, output).map_err(|m| HookError::plugin(&id, hook, m))?
@@ -53,7 +60,9 @@ pub(crate) async fn run_request_chain(
             // A history open launches no tools or servers, so there is nothing to merge or clash.
             if next["purpose"] != "history" {
                 let provider = next["provider"].as_str().unwrap_or_default();
-                merged.add(&id, added_tools, added_servers, open, provider).map_err(|m| HookError::plugin(&id, hook, m))?;
+                merged
+                    .add(&id, added_tools, added_servers, open, provider)
+                    .map_err(|m| HookError::plugin(&id, hook, m))?;
             }
         }
         request = next;
@@ -62,8 +71,16 @@ pub(crate) async fn run_request_chain(
         let mut tools = request["tools"].as_array().cloned().unwrap_or_default();
         tools.extend(merged.tools.into_iter().map(|(_, t)| t));
         request["tools"] = Value::Array(tools);
-        let mut servers = request["mcpServers"].as_object().cloned().unwrap_or_default();
-        servers.extend(merged.servers.into_iter().map(|(name, (_, config))| (name, config)));
+        let mut servers = request["mcpServers"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        servers.extend(
+            merged
+                .servers
+                .into_iter()
+                .map(|(name, (_, config))| (name, config)),
+        );
         request["mcpServers"] = Value::Object(servers);
     }
     Ok(request)
@@ -78,7 +95,14 @@ struct Merged {
 }
 
 impl Merged {
-    fn add(&mut self, plugin: &str, tools: Value, servers: Value, open: &OpenContext, provider: &str) -> Result<(), String> {
+    fn add(
+        &mut self,
+        plugin: &str,
+        tools: Value,
+        servers: Value,
+        open: &OpenContext,
+        provider: &str,
+    ) -> Result<(), String> {
         let tools = tools.as_array().cloned().unwrap_or_default();
         let servers: Map<String, Value> = servers.as_object().cloned().unwrap_or_default();
         let mut seen: Vec<&str> = Vec::new();
@@ -89,14 +113,20 @@ impl Merged {
             }
             seen.push(name);
             if open.paseo_tools.iter().any(|t| t == name) {
-                return Err(format!("tool {name} of plugin {plugin} conflicts with Paseo tool {name}"));
+                return Err(format!(
+                    "tool {name} of plugin {plugin} conflicts with Paseo tool {name}"
+                ));
             }
             if let Some((other, _)) = self.tools.iter().find(|(_, t)| t["name"] == name) {
-                return Err(format!("tool {name} of plugin {plugin} conflicts with tool {name} of plugin {other}"));
+                return Err(format!(
+                    "tool {name} of plugin {plugin} conflicts with tool {name} of plugin {other}"
+                ));
             }
         }
         if !servers.is_empty() && open.provider_lacks_mcp {
-            return Err(format!("Provider '{provider}' does not support MCP servers (added by plugin {plugin})"));
+            return Err(format!(
+                "Provider '{provider}' does not support MCP servers (added by plugin {plugin})"
+            ));
         }
         for name in servers.keys() {
             if name == "paseo" {
@@ -119,4 +149,3 @@ impl Merged {
         Ok(())
     }
 }
-

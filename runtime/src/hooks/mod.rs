@@ -13,7 +13,11 @@ pub use catalogue::catalogue;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HookError {
     #[error("Plugin {plugin} {hook} failed: {message}")]
-    Plugin { plugin: String, hook: String, message: String },
+    Plugin {
+        plugin: String,
+        hook: String,
+        message: String,
+    },
     /// The daemon passed a payload the catalogue's schema rejects.
     #[error("{message}")]
     InvalidInput { hook: String, message: String },
@@ -23,6 +27,10 @@ pub enum HookError {
 
 impl HookError {
     pub fn plugin(plugin: &str, hook: &str, message: impl Into<String>) -> Self {
-        HookError::Plugin { plugin: plugin.into(), hook: hook.into(), message: message.into() }
+        HookError::Plugin {
+            plugin: plugin.into(),
+            hook: hook.into(),
+            message: message.into(),
+        }
     }
 }

@@ -83,7 +83,11 @@ pub struct AgentSessionConfig {
     pub thinking_option_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feature_values: Option<BTreeMap<String, Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "double_option")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "double_option"
+    )]
     pub title: Option<Option<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider_options: Option<BTreeMap<String, Value>>,
@@ -101,7 +105,9 @@ mod double_option {
     pub fn serialize<S: Serializer>(v: &Option<Option<String>>, s: S) -> Result<S::Ok, S::Error> {
         v.as_ref().unwrap_or(&None).serialize(s)
     }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Option<String>>, D::Error> {
         Option::<String>::deserialize(d).map(Some)
     }
 }
@@ -187,7 +193,11 @@ pub enum WorkspaceSource {
 #[serde(rename_all = "camelCase")]
 pub struct WorkspaceCreateRequest {
     pub source: WorkspaceSource,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "double_option")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "double_option"
+    )]
     pub title: Option<Option<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_agent_context: Option<Value>,
@@ -339,7 +349,14 @@ mod tests {
     use serde_json::json;
 
     fn agent() -> PluginHookAgent {
-        PluginHookAgent { id: "a".into(), workspace_id: None, parent_agent_id: None, provider: "codex".into(), cwd: "/p".into(), title: None }
+        PluginHookAgent {
+            id: "a".into(),
+            workspace_id: None,
+            parent_agent_id: None,
+            provider: "codex".into(),
+            cwd: "/p".into(),
+            title: None,
+        }
     }
 
     fn check_request<H: RequestHook>(sample: H::Request) {
@@ -353,7 +370,12 @@ mod tests {
 
     fn check_event<H: EventHook>(sample: H::Event, waiting: bool) {
         let spec = catalogue().get(H::NAME).expect("in catalogue");
-        assert_eq!((spec.waiting, spec.returns_request), (waiting, false), "{}", H::NAME);
+        assert_eq!(
+            (spec.waiting, spec.returns_request),
+            (waiting, false),
+            "{}",
+            H::NAME
+        );
         crate::hooks::validate::check_input(spec, &serde_json::to_value(&sample).unwrap()).unwrap();
     }
 
@@ -366,32 +388,113 @@ mod tests {
             idempotency_key: Some("k".into()),
         });
         check_request::<WorktreeCreateBefore>(WorktreeCreateRequest {
-            kind: "branch-off".into(), branch: "b".into(), base_ref: Some("main".into()), slug: "b".into(),
-            path: "/w".into(), repo_root: "/r".into(), source_checkout: "/r".into(), ..Default::default()
+            kind: "branch-off".into(),
+            branch: "b".into(),
+            base_ref: Some("main".into()),
+            slug: "b".into(),
+            path: "/w".into(),
+            repo_root: "/r".into(),
+            source_checkout: "/r".into(),
+            ..Default::default()
         });
         check_request::<AgentCreateBefore>(AgentCreateRequest {
-            config: AgentSessionConfig { provider: "codex".into(), cwd: "/p".into(), title: Some(None), ..Default::default() },
+            config: AgentSessionConfig {
+                provider: "codex".into(),
+                cwd: "/p".into(),
+                title: Some(None),
+                ..Default::default()
+            },
             env: None,
             initial_prompt: Some("hi".into()),
         });
         check_request::<AgentOpenBefore>(AgentOpenRequest {
-            agent_id: "a".into(), workspace_id: None, provider: "codex".into(), cwd: "/p".into(), title: None,
-            labels: StringMap::new(), tools: vec![], mcp_servers: BTreeMap::new(), reason: OpenReason::Create,
-            purpose: OpenPurpose::Interactive, env: StringMap::new(),
+            agent_id: "a".into(),
+            workspace_id: None,
+            provider: "codex".into(),
+            cwd: "/p".into(),
+            title: None,
+            labels: StringMap::new(),
+            tools: vec![],
+            mcp_servers: BTreeMap::new(),
+            reason: OpenReason::Create,
+            purpose: OpenPurpose::Interactive,
+            env: StringMap::new(),
         });
-        check_event::<WorktreeCreateAfter>(WorktreeEvent { worktree: CreatedWorktree { path: "/w".into(), branch: "b".into(), source_checkout: "/r".into() } }, true);
-        let ws = PluginHookWorkspace { id: "w".into(), project_id: "p".into(), cwd: "/p".into(), name: None, archived_at: None };
-        check_event::<WorkspaceCreateAfter>(WorkspaceEvent { workspace: ws.clone() }, false);
+        check_event::<WorktreeCreateAfter>(
+            WorktreeEvent {
+                worktree: CreatedWorktree {
+                    path: "/w".into(),
+                    branch: "b".into(),
+                    source_checkout: "/r".into(),
+                },
+            },
+            true,
+        );
+        let ws = PluginHookWorkspace {
+            id: "w".into(),
+            project_id: "p".into(),
+            cwd: "/p".into(),
+            name: None,
+            archived_at: None,
+        };
+        check_event::<WorkspaceCreateAfter>(
+            WorkspaceEvent {
+                workspace: ws.clone(),
+            },
+            false,
+        );
         check_event::<WorkspaceArchiveAfter>(WorkspaceEvent { workspace: ws }, false);
         check_event::<AgentCreateAfter>(AgentEvent { agent: agent() }, false);
         check_event::<AgentCloseAfter>(AgentEvent { agent: agent() }, false);
-        check_event::<AgentArchiveAfter>(AgentArchiveEvent { agent: agent(), archived_at: "2026-11-30T00:00:00.000Z".into() }, false);
-        check_event::<AgentTurnBefore>(TurnStartEvent { agent: agent(), turn_id: Some("t".into()) }, false);
-        for outcome in [TurnOutcome::Completed, TurnOutcome::Failed { error: TurnError { message: "m".into(), code: None } }, TurnOutcome::Canceled { reason: "r".into() }] {
-            check_event::<AgentTurnAfter>(TurnEndEvent { agent: agent(), turn_id: None, outcome, timeline: vec![] }, false);
+        check_event::<AgentArchiveAfter>(
+            AgentArchiveEvent {
+                agent: agent(),
+                archived_at: "2026-11-30T00:00:00.000Z".into(),
+            },
+            false,
+        );
+        check_event::<AgentTurnBefore>(
+            TurnStartEvent {
+                agent: agent(),
+                turn_id: Some("t".into()),
+            },
+            false,
+        );
+        for outcome in [
+            TurnOutcome::Completed,
+            TurnOutcome::Failed {
+                error: TurnError {
+                    message: "m".into(),
+                    code: None,
+                },
+            },
+            TurnOutcome::Canceled { reason: "r".into() },
+        ] {
+            check_event::<AgentTurnAfter>(
+                TurnEndEvent {
+                    agent: agent(),
+                    turn_id: None,
+                    outcome,
+                    timeline: vec![],
+                },
+                false,
+            );
         }
-        check_event::<AgentPermissionBefore>(PermissionRequestEvent { agent: agent(), request: json!({"id":"r","provider":"codex","name":"shell","kind":"tool","input":{"command":"ls"}}) }, false);
-        check_event::<AgentPermissionAfter>(PermissionResolveEvent { agent: agent(), request_id: "r".into(), resolution: json!({"behavior":"allow"}) }, false);
+        check_event::<AgentPermissionBefore>(
+            PermissionRequestEvent {
+                agent: agent(),
+                request: json!({"id":"r","provider":"codex","name":"shell","kind":"tool","input":{"command":"ls"}}),
+            },
+            false,
+        );
+        check_event::<AgentPermissionAfter>(
+            PermissionResolveEvent {
+                agent: agent(),
+                request_id: "r".into(),
+                resolution: json!({"behavior":"allow"}),
+            },
+            false,
+        );
         // Every catalogue hook has a marker above.
         assert_eq!(catalogue().iter().count(), 14);
     }

@@ -41,7 +41,10 @@ struct Prop {
 /// The contents of `types/hooks.generated.d.ts`.
 pub fn render_hooks_dts() -> String {
     let cat = catalogue();
-    let defs = cat.defs().as_object().expect("catalogue $defs is an object");
+    let defs = cat
+        .defs()
+        .as_object()
+        .expect("catalogue $defs is an object");
     let mut out = String::from(
         "// Generated from runtime/src/hooks/catalogue.json by render_hooks_dts() in\n\
          // runtime/src/hooks/typescript.rs. Do not edit: regenerate with\n\
@@ -56,15 +59,26 @@ pub fn render_hooks_dts() -> String {
     for name in names {
         let schema = &defs[name.as_str()];
         out.push('\n');
-        let note = PLUGIN_SIDE.iter().find(|(def, ..)| def == name).map(|(.., note)| *note);
+        let note = PLUGIN_SIDE
+            .iter()
+            .find(|(def, ..)| def == name)
+            .map(|(.., note)| *note);
         if let Some(doc) = note.or_else(|| doc_of(schema)) {
             out += &format!("/** {doc} */\n");
         }
         match ty(schema) {
             Ts::Object(props) => {
-                out += &format!("export interface {name} {}\n", print(&Ts::Object(props), 0, true))
+                out += &format!(
+                    "export interface {name} {}\n",
+                    print(&Ts::Object(props), 0, true)
+                )
             }
-            other => out += &format!("export type {name} ={};\n", after_eq(&print(&other, 0, false))),
+            other => {
+                out += &format!(
+                    "export type {name} ={};\n",
+                    after_eq(&print(&other, 0, false))
+                )
+            }
         }
     }
 
@@ -76,8 +90,16 @@ pub fn render_hooks_dts() -> String {
         let doc = hook_doc(hook.waiting, hook.returns_request, hook.editable.as_deref());
         let payload = print(&ty(&hook.payload_schema()), 2, false);
         let request = print(&ty(&hook.schema), 2, false);
-        let result = if hook.returns_request { format!("{request} | undefined | void") } else { "void".into() };
-        payloads += &format!("  /** {doc} */\n  \"{}\":{};\n", hook.name, after_eq(&payload));
+        let result = if hook.returns_request {
+            format!("{request} | undefined | void")
+        } else {
+            "void".into()
+        };
+        payloads += &format!(
+            "  /** {doc} */\n  \"{}\":{};\n",
+            hook.name,
+            after_eq(&payload)
+        );
         results += &format!("  /** {doc} */\n  \"{}\": {result};\n", hook.name);
         if let Some(legacy) = &hook.legacy {
             let (map, ty) = match legacy.method {
@@ -119,12 +141,19 @@ fn hook_doc(waiting: bool, returns_request: bool, editable: Option<&str>) -> Str
 }
 
 fn doc_of(schema: &Value) -> Option<&str> {
-    schema.get("description").or_else(|| schema.get("$comment")).and_then(Value::as_str)
+    schema
+        .get("description")
+        .or_else(|| schema.get("$comment"))
+        .and_then(Value::as_str)
 }
 
 /// `=` or `:` is followed by a space unless the type starts on its own line.
 fn after_eq(printed: &str) -> String {
-    if printed.starts_with('\n') { printed.to_string() } else { format!(" {printed}") }
+    if printed.starts_with('\n') {
+        printed.to_string()
+    } else {
+        format!(" {printed}")
+    }
 }
 
 fn literal(value: &Value) -> Ts {
@@ -139,8 +168,13 @@ fn ty(schema: &Value) -> Ts {
         other => panic!("not a JSON Schema: {other}"),
     };
     if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
-        let name = reference.strip_prefix("#/$defs/").unwrap_or_else(|| panic!("unsupported $ref {reference}"));
-        let shown = PLUGIN_SIDE.iter().find(|(def, ..)| *def == name).map_or(name, |(_, ts, _)| *ts);
+        let name = reference
+            .strip_prefix("#/$defs/")
+            .unwrap_or_else(|| panic!("unsupported $ref {reference}"));
+        let shown = PLUGIN_SIDE
+            .iter()
+            .find(|(def, ..)| *def == name)
+            .map_or(name, |(_, ts, _)| *ts);
         return Ts::Name(shown.into());
     }
     if let Some(value) = obj.get("const") {
@@ -153,7 +187,12 @@ fn ty(schema: &Value) -> Ts {
         return t;
     }
     match obj.get("type") {
-        Some(Value::Array(types)) => union(types.iter().map(|t| of_type(t.as_str().unwrap_or(""), obj)).collect()),
+        Some(Value::Array(types)) => union(
+            types
+                .iter()
+                .map(|t| of_type(t.as_str().unwrap_or(""), obj))
+                .collect(),
+        ),
         Some(Value::String(t)) => of_type(t, obj),
         _ if obj.contains_key("properties") => object(obj, None),
         _ => Ts::Name("unknown".into()),
@@ -175,14 +214,21 @@ fn of_type(t: &str, obj: &Map<String, Value>) -> Ts {
 }
 
 fn union(mut members: Vec<Ts>) -> Ts {
-    if members.len() == 1 { members.pop().unwrap() } else { Ts::Union(members) }
+    if members.len() == 1 {
+        members.pop().unwrap()
+    } else {
+        Ts::Union(members)
+    }
 }
 
 /// An object's properties: required ones in `required` order, then the rest by name.
 /// `skip` leaves out the discriminant of a discriminated union's shared part.
 fn object(obj: &Map<String, Value>, skip: Option<&str>) -> Ts {
     let empty = Map::new();
-    let props = obj.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+    let props = obj
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     if props.is_empty() {
         return match obj.get("additionalProperties") {
             Some(Value::Object(extra)) => Ts::Record(Box::new(ty(&Value::Object(extra.clone())))),
@@ -190,8 +236,16 @@ fn object(obj: &Map<String, Value>, skip: Option<&str>) -> Ts {
         };
     }
     let required = strings(obj.get("required"));
-    let mut names: Vec<&str> = required.iter().copied().filter(|r| props.contains_key(*r)).collect();
-    let mut rest: Vec<&str> = props.keys().map(String::as_str).filter(|k| !required.contains(k)).collect();
+    let mut names: Vec<&str> = required
+        .iter()
+        .copied()
+        .filter(|r| props.contains_key(*r))
+        .collect();
+    let mut rest: Vec<&str> = props
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !required.contains(k))
+        .collect();
     rest.sort();
     names.extend(rest);
     Ts::Object(
@@ -209,7 +263,10 @@ fn object(obj: &Map<String, Value>, skip: Option<&str>) -> Ts {
 }
 
 fn strings(value: Option<&Value>) -> Vec<&str> {
-    value.and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default()
+    value
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
 }
 
 /// `allOf: [{ if: { properties: { kind: { const } } }, then }, ...]` on a `kind`/`type` enum
@@ -219,7 +276,9 @@ fn strings(value: Option<&Value>) -> Vec<&str> {
 fn discriminated(obj: &Map<String, Value>) -> Option<Ts> {
     let branches = obj.get("allOf")?.as_array()?;
     let props = obj.get("properties")?.as_object()?;
-    let key = ["kind", "type"].into_iter().find(|k| props.get(*k).is_some_and(|p| p.get("enum").is_some()))?;
+    let key = ["kind", "type"]
+        .into_iter()
+        .find(|k| props.get(*k).is_some_and(|p| p.get("enum").is_some()))?;
     let values: Vec<&Value> = props[key]["enum"].as_array()?.iter().collect();
     let mut parsed = Vec::new();
     for branch in branches {
@@ -231,22 +290,38 @@ fn discriminated(obj: &Map<String, Value>) -> Option<Ts> {
         };
         parsed.push((named, branch.get("then")?.as_object()?));
     }
-    let closed = |then: &Map<String, Value>| then.get("additionalProperties") == Some(&Value::Bool(false));
+    let closed =
+        |then: &Map<String, Value>| then.get("additionalProperties") == Some(&Value::Bool(false));
     let all_closed = parsed.iter().all(|(_, then)| closed(then));
     let base_required = strings(obj.get("required"));
 
     let member = |named: &[&Value], then: Option<&Map<String, Value>>| {
-        let mut out = vec![Prop { name: key.into(), optional: false, ty: union(named.iter().map(|v| literal(v)).collect()), doc: None }];
-        let Some(then) = then else { return Ts::Object(out) };
+        let mut out = vec![Prop {
+            name: key.into(),
+            optional: false,
+            ty: union(named.iter().map(|v| literal(v)).collect()),
+            doc: None,
+        }];
+        let Some(then) = then else {
+            return Ts::Object(out);
+        };
         let empty = Map::new();
-        let own = then.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+        let own = then
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
         let mut required = strings(then.get("required"));
         if closed(then) {
             required.extend(base_required.iter().copied());
         }
         // Properties this branch declares, then shared ones it makes required.
         let mut names: Vec<&str> = own.keys().map(String::as_str).collect();
-        names.extend(required.iter().copied().filter(|r| !own.contains_key(*r) && props.contains_key(*r)));
+        names.extend(
+            required
+                .iter()
+                .copied()
+                .filter(|r| !own.contains_key(*r) && props.contains_key(*r)),
+        );
         let mut seen = Vec::new();
         for name in names {
             if name == key || seen.contains(&name) {
@@ -257,11 +332,21 @@ fn discriminated(obj: &Map<String, Value>) -> Option<Ts> {
                 Some(Value::Bool(true)) | None => props.get(name).unwrap_or(&Value::Bool(true)),
                 Some(s) => s,
             };
-            out.push(Prop { name: name.into(), optional: !required.contains(&name), ty: ty(schema), doc: doc_of(schema).map(String::from) });
+            out.push(Prop {
+                name: name.into(),
+                optional: !required.contains(&name),
+                ty: ty(schema),
+                doc: doc_of(schema).map(String::from),
+            });
         }
         // `not: { required: [x] }`: the field must be absent for this branch.
         for name in strings(then.get("not").and_then(|n| n.get("required"))) {
-            out.push(Prop { name: name.into(), optional: true, ty: Ts::Name("never".into()), doc: None });
+            out.push(Prop {
+                name: name.into(),
+                optional: true,
+                ty: Ts::Name("never".into()),
+                doc: None,
+            });
         }
         Ts::Object(out)
     };
@@ -280,14 +365,28 @@ fn discriminated(obj: &Map<String, Value>) -> Option<Ts> {
         }
     }
     let shared = object(obj, Some(key));
-    let shared_empty = matches!(&shared, Ts::Object(p) if p.is_empty()) || matches!(shared, Ts::Record(_));
-    Some(if all_closed || shared_empty { union(members) } else { Ts::Intersection(vec![shared, union(members)]) })
+    let shared_empty =
+        matches!(&shared, Ts::Object(p) if p.is_empty()) || matches!(shared, Ts::Record(_));
+    Some(if all_closed || shared_empty {
+        union(members)
+    } else {
+        Ts::Intersection(vec![shared, union(members)])
+    })
 }
 
 fn prop_name(name: &str) -> String {
-    let ident = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
-    if ident { name.into() } else { Value::String(name.into()).to_string() }
+    let ident = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    if ident {
+        name.into()
+    } else {
+        Value::String(name.into()).to_string()
+    }
 }
 
 /// Prints `t` for a position indented by `ind`. `block` forces an object onto several lines.
@@ -297,16 +396,33 @@ fn print(t: &Ts, ind: usize, block: bool) -> String {
     match t {
         Ts::Name(n) => n.clone(),
         Ts::Array(item) => match **item {
-            Ts::Union(_) | Ts::Intersection(_) => format!("({})[]", print(item, ind, false).trim_start()),
+            Ts::Union(_) | Ts::Intersection(_) => {
+                format!("({})[]", print(item, ind, false).trim_start())
+            }
             _ => format!("{}[]", print(item, ind, false)),
         },
         Ts::Record(value) => format!("Record<string, {}>", print(value, ind, false)),
         Ts::Object(props) if props.is_empty() => "{}".into(),
         Ts::Object(props) => {
-            let inner: Vec<(String, &Prop)> = props.iter().map(|p| (print(&p.ty, ind + 2, false), p)).collect();
-            let field = |(t, p): &(String, &Prop)| format!("{}{}:{}", prop_name(&p.name), if p.optional { "?" } else { "" }, after_eq(t));
-            let line = format!("{{ {} }}", inner.iter().map(field).collect::<Vec<_>>().join("; "));
-            let simple = inner.iter().all(|(t, p)| !t.contains('\n') && p.doc.is_none());
+            let inner: Vec<(String, &Prop)> = props
+                .iter()
+                .map(|p| (print(&p.ty, ind + 2, false), p))
+                .collect();
+            let field = |(t, p): &(String, &Prop)| {
+                format!(
+                    "{}{}:{}",
+                    prop_name(&p.name),
+                    if p.optional { "?" } else { "" },
+                    after_eq(t)
+                )
+            };
+            let line = format!(
+                "{{ {} }}",
+                inner.iter().map(field).collect::<Vec<_>>().join("; ")
+            );
+            let simple = inner
+                .iter()
+                .all(|(t, p)| !t.contains('\n') && p.doc.is_none());
             if !block && simple && line.len() <= ONE_LINE {
                 return line;
             }
@@ -325,14 +441,21 @@ fn print(t: &Ts, ind: usize, block: bool) -> String {
             if !line.contains('\n') && line.len() <= ONE_LINE {
                 return line;
             }
-            members.iter().map(|m| format!("\n{pad}  | {}", print(m, ind + 4, false))).collect()
+            members
+                .iter()
+                .map(|m| format!("\n{pad}  | {}", print(m, ind + 4, false)))
+                .collect()
         }
         Ts::Intersection(parts) => parts
             .iter()
             .map(|p| match p {
                 Ts::Union(_) => {
                     let u = print(p, ind, false);
-                    if u.starts_with('\n') { format!("({u}\n{pad})") } else { format!("({u})") }
+                    if u.starts_with('\n') {
+                        format!("({u}\n{pad})")
+                    } else {
+                        format!("({u})")
+                    }
                 }
                 _ => print(p, ind, false),
             })
@@ -354,12 +477,20 @@ mod tests {
     fn translates_the_schema_forms_the_catalogue_uses() {
         assert_eq!(show(json!({ "type": ["string", "null"] })), "string | null");
         assert_eq!(show(json!({ "enum": ["a", "b"] })), "\"a\" | \"b\"");
-        assert_eq!(show(json!({ "type": "object", "additionalProperties": { "type": "string" } })), "Record<string, string>");
+        assert_eq!(
+            show(json!({ "type": "object", "additionalProperties": { "type": "string" } })),
+            "Record<string, string>"
+        );
         assert_eq!(show(json!({ "type": "object" })), "Record<string, unknown>");
         assert_eq!(show(json!({ "type": "array", "maxItems": 0 })), "[]");
-        assert_eq!(show(json!({ "type": "array", "items": { "enum": [1, 2] } })), "(1 | 2)[]");
         assert_eq!(
-            show(json!({ "type": "object", "required": ["b"], "properties": { "a": true, "b": { "type": "integer" }, "my-key": { "const": "x" } } })),
+            show(json!({ "type": "array", "items": { "enum": [1, 2] } })),
+            "(1 | 2)[]"
+        );
+        assert_eq!(
+            show(
+                json!({ "type": "object", "required": ["b"], "properties": { "a": true, "b": { "type": "integer" }, "my-key": { "const": "x" } } })
+            ),
             "{ b: number; a?: unknown; \"my-key\"?: \"x\" }"
         );
     }
@@ -370,6 +501,9 @@ mod tests {
             "type": "object", "required": ["kind"], "properties": { "kind": { "enum": ["a", "b", "c"] } },
             "allOf": [{ "if": { "properties": { "kind": { "const": "b" } } }, "then": { "required": ["n"], "properties": { "n": { "type": "number" } } } }]
         });
-        assert_eq!(show(schema), "{ kind: \"a\" } | { kind: \"b\"; n: number } | { kind: \"c\" }");
+        assert_eq!(
+            show(schema),
+            "{ kind: \"a\" } | { kind: \"b\"; n: number } | { kind: \"c\" }"
+        );
     }
 }

@@ -106,7 +106,10 @@ pub fn check_worktree_path(path: &Path, repo_root: &Path) -> Result<(), &'static
 /// (dangling ones too, by their target) before `..` applies, as the kernel does.
 fn resolve_parents(path: &Path) -> PathBuf {
     use std::collections::VecDeque;
-    let mut pending: VecDeque<std::ffi::OsString> = path.components().map(|c| c.as_os_str().to_owned()).collect();
+    let mut pending: VecDeque<std::ffi::OsString> = path
+        .components()
+        .map(|c| c.as_os_str().to_owned())
+        .collect();
     let mut resolved = PathBuf::from("/");
     let mut links_followed = 0;
     while let Some(part) = pending.pop_front() {
@@ -162,7 +165,13 @@ fn schema_errors(hook: &HookSpec, value: &Value) -> Result<(), String> {
         .validator
         .iter_errors(value)
         .take(3)
-        .map(|e| format!("{}: {}", field_path(e.instance_path().as_str()), describe(&e)))
+        .map(|e| {
+            format!(
+                "{}: {}",
+                field_path(e.instance_path().as_str()),
+                describe(&e)
+            )
+        })
         .collect();
     if errors.is_empty() {
         Ok(())
@@ -209,7 +218,12 @@ fn lookup<'v>(value: &'v Value, dotted: &str) -> Option<&'v Value> {
 }
 
 fn union_keys<'a>(a: &'a Value, b: &'a Value) -> Vec<&'a str> {
-    let mut keys: Vec<&str> = a.as_object().into_iter().flat_map(|m| m.keys()).map(String::as_str).collect();
+    let mut keys: Vec<&str> = a
+        .as_object()
+        .into_iter()
+        .flat_map(|m| m.keys())
+        .map(String::as_str)
+        .collect();
     for k in b.as_object().into_iter().flat_map(|m| m.keys()) {
         if !keys.contains(&k.as_str()) {
             keys.push(k);
@@ -269,7 +283,10 @@ mod tests {
         let prev = open_request();
         let mut out = prev.clone();
         out["env"] = json!({"A": 42});
-        assert_eq!(check_result(hook, &prev, out).unwrap_err(), r#"invalid request: env.A: 42 is not of type "string""#);
+        assert_eq!(
+            check_result(hook, &prev, out).unwrap_err(),
+            r#"invalid request: env.A: 42 is not of type "string""#
+        );
         let mut out = prev.clone();
         out["tools"] = json!([{"name":"Bad-Name","description":"d","inputSchema":{}}]);
         let err = check_result(hook, &prev, out).unwrap_err();
@@ -281,11 +298,32 @@ mod tests {
         let hook = catalogue().get("agent.create.before").unwrap();
         let prev = json!({"config":{"provider":"codex","cwd":"/p"}});
         let title = "t".repeat(40 * 1024 * 1024);
-        let err = check_result(hook, &prev, json!({"config":{"provider":"codex","cwd":"/p","title":title}})).unwrap_err();
-        assert_eq!(err, "invalid request: config.title: is 41943040 characters long; the limit is 1024");
-        let err = check_result(hook, &prev, json!({"config":{"provider":"codex","cwd":"/p"},"env":{"A":"v".repeat(200_000)}})).unwrap_err();
-        assert_eq!(err, "invalid request: env.A: is 200000 characters long; the limit is 131072");
-        let err = check_result(hook, &prev, json!({"config":{"provider":"codex","cwd":"/p"},"env":{"A":["x".repeat(10_000)]}})).unwrap_err();
+        let err = check_result(
+            hook,
+            &prev,
+            json!({"config":{"provider":"codex","cwd":"/p","title":title}}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "invalid request: config.title: is 41943040 characters long; the limit is 1024"
+        );
+        let err = check_result(
+            hook,
+            &prev,
+            json!({"config":{"provider":"codex","cwd":"/p"},"env":{"A":"v".repeat(200_000)}}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "invalid request: env.A: is 200000 characters long; the limit is 131072"
+        );
+        let err = check_result(
+            hook,
+            &prev,
+            json!({"config":{"provider":"codex","cwd":"/p"},"env":{"A":["x".repeat(10_000)]}}),
+        )
+        .unwrap_err();
         assert!(err.len() < 400 && err.ends_with('…'), "{err}");
         assert_eq!(check_result_size(MAX_RESULT_BYTES), Ok(()));
         assert_eq!(
@@ -293,20 +331,52 @@ mod tests {
             "invalid request: the result is 4194305 bytes of JSON; the limit is 4194304 bytes (4 MiB)"
         );
         let schema: Value = serde_json::from_str(include_str!("catalogue.json")).unwrap();
-        assert_eq!(schema["$defs"]["Title"]["maxLength"], json!(MAX_TITLE_CHARS));
+        assert_eq!(
+            schema["$defs"]["Title"]["maxLength"],
+            json!(MAX_TITLE_CHARS)
+        );
     }
 
     #[test]
     fn create_before_keeps_prompt_strips_config_and_guards_cwd() {
         let hook = catalogue().get("agent.create.before").unwrap();
         let prev = json!({"config":{"provider":"codex","cwd":"/p"},"initialPrompt":"hi"});
-        let out = check_result(hook, &prev, json!({"config":{"provider":"claude","cwd":"/p","bogus":1}})).unwrap();
-        assert_eq!(out, json!({"config":{"provider":"claude","cwd":"/p"},"initialPrompt":"hi"}));
-        let err = check_result(hook, &prev, json!({"config":{"provider":"codex","cwd":"/q"}})).unwrap_err();
-        assert_eq!(err, "agent.create.before hooks cannot change the workspace directory (config.cwd)");
-        let err = check_result(hook, &prev, json!({"config":{"provider":"codex","cwd":"/p"},"initialPrompt":"x"})).unwrap_err();
-        assert_eq!(err, "agent.create.before hooks cannot change the initial prompt (initialPrompt)");
-        let err = check_result(hook, &prev, json!({"config":{"provider":"codex","cwd":"/p"},"extra":1})).unwrap_err();
+        let out = check_result(
+            hook,
+            &prev,
+            json!({"config":{"provider":"claude","cwd":"/p","bogus":1}}),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            json!({"config":{"provider":"claude","cwd":"/p"},"initialPrompt":"hi"})
+        );
+        let err = check_result(
+            hook,
+            &prev,
+            json!({"config":{"provider":"codex","cwd":"/q"}}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "agent.create.before hooks cannot change the workspace directory (config.cwd)"
+        );
+        let err = check_result(
+            hook,
+            &prev,
+            json!({"config":{"provider":"codex","cwd":"/p"},"initialPrompt":"x"}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "agent.create.before hooks cannot change the initial prompt (initialPrompt)"
+        );
+        let err = check_result(
+            hook,
+            &prev,
+            json!({"config":{"provider":"codex","cwd":"/p"},"extra":1}),
+        )
+        .unwrap_err();
         assert_eq!(err, "invalid request: (root): Additional properties are not allowed ('extra' was unexpected)");
     }
 
@@ -315,19 +385,40 @@ mod tests {
         let tmp = std::env::temp_dir().join(format!("paseo-path-rules-{}", std::process::id()));
         let repo = tmp.join("repo");
         std::fs::create_dir_all(repo.join(".git")).unwrap();
-        assert_eq!(check_worktree_path(Path::new("rel/x"), &repo), Err("must be an absolute path"));
-        assert_eq!(check_worktree_path(&repo, &repo), Err("is the repository root"));
-        assert_eq!(check_worktree_path(&repo.join(".git/wt"), &repo), Err("is inside a .git directory"));
-        assert_eq!(check_worktree_path(&repo.join("sub/../.."), &repo), Err("is an ancestor of the repository"));
-        assert_eq!(check_worktree_path(Path::new("/"), &repo), Err("is the filesystem root"));
+        assert_eq!(
+            check_worktree_path(Path::new("rel/x"), &repo),
+            Err("must be an absolute path")
+        );
+        assert_eq!(
+            check_worktree_path(&repo, &repo),
+            Err("is the repository root")
+        );
+        assert_eq!(
+            check_worktree_path(&repo.join(".git/wt"), &repo),
+            Err("is inside a .git directory")
+        );
+        assert_eq!(
+            check_worktree_path(&repo.join("sub/../.."), &repo),
+            Err("is an ancestor of the repository")
+        );
+        assert_eq!(
+            check_worktree_path(Path::new("/"), &repo),
+            Err("is the filesystem root")
+        );
         std::fs::create_dir_all(tmp.join("taken")).unwrap();
-        assert_eq!(check_worktree_path(&tmp.join("taken"), &repo), Err("already exists"));
+        assert_eq!(
+            check_worktree_path(&tmp.join("taken"), &repo),
+            Err("already exists")
+        );
         assert!(check_worktree_path(&tmp.join("repo.feature-x"), &repo).is_ok());
         // A symlinked parent is resolved before the rules apply.
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(&repo, tmp.join("link")).unwrap();
-            assert_eq!(check_worktree_path(&tmp.join("link/.git/x"), &repo), Err("is inside a .git directory"));
+            assert_eq!(
+                check_worktree_path(&tmp.join("link/.git/x"), &repo),
+                Err("is inside a .git directory")
+            );
         }
         std::fs::remove_dir_all(&tmp).unwrap();
     }

@@ -44,7 +44,11 @@ pub struct LogTail {
 
 impl LogTail {
     pub fn new(plugin_id: &str, listener: Option<LogListener>) -> Self {
-        LogTail { plugin_id: plugin_id.to_string(), inner: Mutex::default(), listener }
+        LogTail {
+            plugin_id: plugin_id.to_string(),
+            inner: Mutex::default(),
+            listener,
+        }
     }
 
     /// Appends one message; each line becomes an entry, cut at 16 KiB, trailing `\r` stripped.
@@ -76,8 +80,12 @@ impl LogTail {
                 entry
             };
             match stream {
-                Stream::Stdout => tracing::info!(target: "paseo::plugin", plugin_id = %self.plugin_id, sequence = entry.sequence, "{}", entry.message),
-                Stream::Stderr => tracing::warn!(target: "paseo::plugin", plugin_id = %self.plugin_id, sequence = entry.sequence, "{}", entry.message),
+                Stream::Stdout => {
+                    tracing::info!(target: "paseo::plugin", plugin_id = %self.plugin_id, sequence = entry.sequence, "{}", entry.message)
+                }
+                Stream::Stderr => {
+                    tracing::warn!(target: "paseo::plugin", plugin_id = %self.plugin_id, sequence = entry.sequence, "{}", entry.message)
+                }
             }
             if let Some(listener) = &self.listener {
                 listener(&self.plugin_id, &entry);
@@ -92,7 +100,9 @@ impl LogTail {
 
 /// UTC now as `YYYY-MM-DDTHH:MM:SS.mmmZ`, without a date crate.
 pub fn now_iso() -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     let secs = now.as_secs() as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Howard Hinnant's civil-from-days.
@@ -135,7 +145,13 @@ mod tests {
         let total: usize = tail.entries().iter().map(|e| e.message.len()).sum();
         assert!(total <= MAX_BYTES);
         tail.write(Stream::Stdout, "a\r\nb");
-        let last: Vec<_> = tail.entries().iter().rev().take(2).map(|e| e.message.clone()).collect();
+        let last: Vec<_> = tail
+            .entries()
+            .iter()
+            .rev()
+            .take(2)
+            .map(|e| e.message.clone())
+            .collect();
         assert_eq!(last, ["b", "a"]);
     }
 }

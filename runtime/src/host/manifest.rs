@@ -50,8 +50,13 @@ impl Manifest {
             .map_err(|_| format!("Plugin manifest is missing: {}", path.display()))?;
         let invalid = |why: String| format!("Invalid plugin manifest {}: {why}", path.display());
         let value: Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
-        let obj = value.as_object().ok_or_else(|| invalid("expected a JSON object".into()))?;
-        if let Some(key) = obj.keys().find(|k| !["id", "description", "requirements", "build"].contains(&k.as_str())) {
+        let obj = value
+            .as_object()
+            .ok_or_else(|| invalid("expected a JSON object".into()))?;
+        if let Some(key) = obj
+            .keys()
+            .find(|k| !["id", "description", "requirements", "build"].contains(&k.as_str()))
+        {
             return Err(invalid(format!("unknown key \"{key}\"")));
         }
         let id = match obj.get("id") {
@@ -105,10 +110,23 @@ impl Manifest {
                     _ => None,
                 })
                 .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| invalid("build must be a list of non-empty argv arrays of non-empty strings".into()))?,
-            Some(_) => return Err(invalid("build must be a non-empty list of argv arrays".into())),
+                .ok_or_else(|| {
+                    invalid(
+                        "build must be a list of non-empty argv arrays of non-empty strings".into(),
+                    )
+                })?,
+            Some(_) => {
+                return Err(invalid(
+                    "build must be a non-empty list of argv arrays".into(),
+                ))
+            }
         };
-        Ok(Manifest { id, description, paseo_range, build })
+        Ok(Manifest {
+            id,
+            description,
+            paseo_range,
+            build,
+        })
     }
 
     /// Checks `requirements.paseo` against the daemon's version (`None`: unknown).
@@ -119,17 +137,23 @@ impl Manifest {
             ));
         };
         let (range, action) = match &self.paseo_range {
-            Some(r) => (r.as_str(), "Use a compatible plugin version or update the daemon."),
+            Some(r) => (
+                r.as_str(),
+                "Use a compatible plugin version or update the daemon.",
+            ),
             None => ("<0.8.0", MIGRATION_ACTION),
         };
         let parsed = nodejs_semver::Range::parse(range).map_err(|e| e.to_string())?;
         // A prerelease daemon satisfies a range when its stable core does.
         let core = version.split(['-', '+']).next().unwrap_or(version);
-        let v = nodejs_semver::Version::parse(core).map_err(|e| format!("Invalid Paseo daemon version {version}: {e}"))?;
+        let v = nodejs_semver::Version::parse(core)
+            .map_err(|e| format!("Invalid Paseo daemon version {version}: {e}"))?;
         if parsed.satisfies(&v) {
             Ok(())
         } else {
-            Err(format!("Plugin \"{id}\" requires Paseo {range}. Your daemon is {version}. {action}"))
+            Err(format!(
+                "Plugin \"{id}\" requires Paseo {range}. Your daemon is {version}. {action}"
+            ))
         }
     }
 }
@@ -158,20 +182,33 @@ mod tests {
     use super::*;
 
     fn manifest(range: Option<&str>) -> Manifest {
-        Manifest { id: "x".into(), description: None, paseo_range: range.map(Into::into), build: vec![] }
+        Manifest {
+            id: "x".into(),
+            description: None,
+            paseo_range: range.map(Into::into),
+            build: vec![],
+        }
     }
 
     #[test]
     fn requirements() {
-        assert!(manifest(Some(">=0.8.0")).check_requirements("x", Some("0.14.0")).is_ok());
-        assert!(manifest(Some(">=0.8.0")).check_requirements("x", Some("0.8.0-beta.1")).is_ok());
+        assert!(manifest(Some(">=0.8.0"))
+            .check_requirements("x", Some("0.14.0"))
+            .is_ok());
+        assert!(manifest(Some(">=0.8.0"))
+            .check_requirements("x", Some("0.8.0-beta.1"))
+            .is_ok());
         assert_eq!(
             manifest(Some(">=0.15.0")).check_requirements("x", Some("0.14.0")).unwrap_err(),
             "Plugin \"x\" requires Paseo >=0.15.0. Your daemon is 0.14.0. Use a compatible plugin version or update the daemon."
         );
         assert_eq!(
-            manifest(None).check_requirements("x", Some("0.14.0")).unwrap_err(),
-            format!("Plugin \"x\" requires Paseo <0.8.0. Your daemon is 0.14.0. {MIGRATION_ACTION}")
+            manifest(None)
+                .check_requirements("x", Some("0.14.0"))
+                .unwrap_err(),
+            format!(
+                "Plugin \"x\" requires Paseo <0.8.0. Your daemon is 0.14.0. {MIGRATION_ACTION}"
+            )
         );
         assert_eq!(
             manifest(None).check_requirements("x", None).unwrap_err(),
@@ -189,6 +226,8 @@ mod tests {
         assert!(!is_valid_plugin_id("../../dir"));
         assert!(is_valid_plugin_id(&"a".repeat(MAX_PLUGIN_ID_LEN)));
         assert!(!is_valid_plugin_id(&"a".repeat(MAX_PLUGIN_ID_LEN + 1)));
-        assert!(check_plugin_id(&"a".repeat(5000)).unwrap_err().contains("at most 64 characters"));
+        assert!(check_plugin_id(&"a".repeat(5000))
+            .unwrap_err()
+            .contains("at most 64 characters"));
     }
 }

@@ -12,11 +12,14 @@ use deno_core::ModuleSpecifier;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::{Binding, CallError, CallKind, EngineConfig, Isolate, Limits, PluginShared, Registrations, Standby};
-use crate::hooks::types::{EventHook, RequestHook};
+use crate::engine::{
+    Binding, CallError, CallKind, EngineConfig, Isolate, Limits, PluginShared, Registrations,
+    Standby,
+};
 use crate::hooks::types::AgentOpenBefore;
-use crate::sdk::PaseoDaemon;
+use crate::hooks::types::{EventHook, RequestHook};
 use crate::hooks::{self, HookError};
+use crate::sdk::PaseoDaemon;
 use logs::{LogEntry, LogListener, LogTail, Stream};
 use manifest::Manifest;
 
@@ -122,8 +125,16 @@ pub const HELD_NOTIFICATIONS: usize = 10_000;
 impl Slot {
     /// The slot's running isolate, if it is healthy and currently registers `hook`.
     fn subscriber(&self, hook: &str) -> Option<&Arc<Isolate>> {
-        let iso = self.isolate.as_ref().filter(|i| i.is_alive() && i.shared.fatal.lock().unwrap().is_none())?;
-        iso.shared.registrations.lock().unwrap().has_hook(hook).then_some(iso)
+        let iso = self
+            .isolate
+            .as_ref()
+            .filter(|i| i.is_alive() && i.shared.fatal.lock().unwrap().is_none())?;
+        iso.shared
+            .registrations
+            .lock()
+            .unwrap()
+            .has_hook(hook)
+            .then_some(iso)
     }
 
     /// Queues a notification on the slot's isolate if it subscribes to `hook`: the hook, the
@@ -132,9 +143,19 @@ impl Slot {
         &self,
         hook: &'static str,
         payload: &str,
-    ) -> Option<(&'static str, Arc<Isolate>, impl std::future::Future<Output = Result<String, CallError>> + Send + 'static)> {
+    ) -> Option<(
+        &'static str,
+        Arc<Isolate>,
+        impl std::future::Future<Output = Result<String, CallError>> + Send + 'static,
+    )> {
         let iso = self.subscriber(hook)?;
-        let outcome = iso.send(CallKind::Hook { hook: hook.to_string(), input: payload.to_string() }, self.limits.hook_timeout);
+        let outcome = iso.send(
+            CallKind::Hook {
+                hook: hook.to_string(),
+                input: payload.to_string(),
+            },
+            self.limits.hook_timeout,
+        );
         Some((hook, iso.clone(), outcome))
     }
 }
@@ -194,9 +215,16 @@ impl PluginHost {
             standby_kinds: Vec::new(),
         };
         if host.options.standby {
-            let loader = crate::engine::modules::PluginModuleLoader::new(PathBuf::new(), host.options.host_js_dir.clone());
-            let zod = loader.resolve_specifier("zod", "paseo:internal/preload", true).ok();
-            host.standby_kinds = std::iter::once(Vec::new()).chain(zod.map(|url| vec![url])).collect();
+            let loader = crate::engine::modules::PluginModuleLoader::new(
+                PathBuf::new(),
+                host.options.host_js_dir.clone(),
+            );
+            let zod = loader
+                .resolve_specifier("zod", "paseo:internal/preload", true)
+                .ok();
+            host.standby_kinds = std::iter::once(Vec::new())
+                .chain(zod.map(|url| vec![url]))
+                .collect();
         }
         host.refill_standby();
         host
@@ -206,7 +234,11 @@ impl PluginHost {
         EngineConfig {
             host_js_dir: self.options.host_js_dir.clone(),
             heap_bytes,
-            daemon: self.options.daemon.clone().unwrap_or_else(|| Arc::new(crate::sdk::NoDaemon)),
+            daemon: self
+                .options
+                .daemon
+                .clone()
+                .unwrap_or_else(|| Arc::new(crate::sdk::NoDaemon)),
             runtime: self.runtime.clone(),
             preload: Vec::new(),
             spin: self.options.spin,
@@ -218,7 +250,10 @@ impl PluginHost {
         let mut standbys = self.standbys.lock().unwrap();
         for kind in &self.standby_kinds {
             if !standbys.iter().any(|s| s.preload() == kind.as_slice()) {
-                let engine = EngineConfig { preload: kind.clone(), ..self.engine_config(self.options.limits.heap_bytes) };
+                let engine = EngineConfig {
+                    preload: kind.clone(),
+                    ..self.engine_config(self.options.limits.heap_bytes)
+                };
                 standbys.push(Standby::spawn(engine));
             }
         }
@@ -231,21 +266,40 @@ impl PluginHost {
         let heap = binding.limits.heap_bytes;
         let standby = {
             let mut standbys = self.standbys.lock().unwrap();
-            let pick = |packages: &[ModuleSpecifier]| standbys.iter().position(|s| s.heap_bytes() == heap && s.preload() == packages);
-            pick(wants).or_else(|| pick(&[])).map(|i| standbys.swap_remove(i))
+            let pick = |packages: &[ModuleSpecifier]| {
+                standbys
+                    .iter()
+                    .position(|s| s.heap_bytes() == heap && s.preload() == packages)
+            };
+            pick(wants)
+                .or_else(|| pick(&[]))
+                .map(|i| standbys.swap_remove(i))
         };
-        standby.unwrap_or_else(|| Standby::spawn(self.engine_config(heap))).bind(binding)
+        standby
+            .unwrap_or_else(|| Standby::spawn(self.engine_config(heap)))
+            .bind(binding)
     }
 
     /// Resolves once the standby isolates (if the host keeps them) have booted.
     pub async fn standby_ready(&self) {
-        let signals: Vec<_> = self.standbys.lock().unwrap().iter().map(|s| s.ready_signal()).collect();
+        let signals: Vec<_> = self
+            .standbys
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|s| s.ready_signal())
+            .collect();
         futures::future::join_all(signals).await;
     }
 
     /// The standby isolates held now, each as the host-package modules it evaluated ahead.
     pub fn standbys(&self) -> Vec<Vec<String>> {
-        self.standbys.lock().unwrap().iter().map(|s| s.preload().iter().map(|u| u.to_string()).collect()).collect()
+        self.standbys
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|s| s.preload().iter().map(|u| u.to_string()).collect())
+            .collect()
     }
 
     fn log_tail(&self, id: &str) -> Arc<LogTail> {
@@ -264,8 +318,15 @@ impl PluginHost {
 
     /// Loads a plugin, optionally under another ID (as `paseo plugin install --id`) and with
     /// its own limits. The plugin is listed even when it fails, with its error.
-    pub async fn load_with(&self, dir: &Path, id: Option<&str>, limits: Option<Limits>) -> Result<String, String> {
-        let directory = dir.canonicalize().map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
+    pub async fn load_with(
+        &self,
+        dir: &Path,
+        id: Option<&str>,
+        limits: Option<Limits>,
+    ) -> Result<String, String> {
+        let directory = dir
+            .canonicalize()
+            .map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
         let manifest = Manifest::read(&directory)?;
         let id = match id {
             Some(id) => {
@@ -277,7 +338,9 @@ impl PluginHost {
         {
             let mut slots = self.slots.lock().unwrap();
             if slots.contains_key(&id) {
-                return Err(format!("Plugin ID \"{id}\" is already configured; choose another ID with --id"));
+                return Err(format!(
+                    "Plugin ID \"{id}\" is already configured; choose another ID with --id"
+                ));
             }
             slots.insert(
                 id.clone(),
@@ -301,28 +364,48 @@ impl PluginHost {
     async fn start(&self, id: &str, manifest: Option<Manifest>) -> Result<(), String> {
         let (directory, limits) = {
             let slots = self.slots.lock().unwrap();
-            let slot = slots.get(id).ok_or_else(|| format!("Plugin is not configured: {id}"))?;
+            let slot = slots
+                .get(id)
+                .ok_or_else(|| format!("Plugin is not configured: {id}"))?;
             (slot.directory.clone(), slot.limits.clone())
         };
         let logs = self.log_tail(id);
         logs.write(Stream::Stdout, "[paseo] Loading plugin");
-        let outcome = self.boot(id, &directory, manifest, limits, logs.clone()).await;
-        if outcome.as_ref().is_ok_and(|iso| iso.as_ref().is_some_and(|i| i.shared.registrations.lock().unwrap().has_hook(AgentOpenBefore::NAME))) {
+        let outcome = self
+            .boot(id, &directory, manifest, limits, logs.clone())
+            .await;
+        if outcome.as_ref().is_ok_and(|iso| {
+            iso.as_ref().is_some_and(|i| {
+                i.shared
+                    .registrations
+                    .lock()
+                    .unwrap()
+                    .has_hook(AgentOpenBefore::NAME)
+            })
+        }) {
             self.sessions.mark_all_stale();
         }
         let mut slots = self.slots.lock().unwrap();
-        let slot = slots.get_mut(id).ok_or_else(|| format!("Plugin is not configured: {id}"))?;
+        let slot = slots
+            .get_mut(id)
+            .ok_or_else(|| format!("Plugin is not configured: {id}"))?;
         match outcome {
             Ok(isolate) => {
                 logs.write(Stream::Stdout, "[paseo] Plugin ready");
-                slot.rpc_methods = isolate.as_ref().map(|i| i.shared.registrations.lock().unwrap().rpc.clone()).unwrap_or_default();
+                slot.rpc_methods = isolate
+                    .as_ref()
+                    .map(|i| i.shared.registrations.lock().unwrap().rpc.clone())
+                    .unwrap_or_default();
                 slot.rpc_methods.sort();
                 slot.isolate = isolate.map(Arc::new);
                 slot.error = None;
                 Ok(())
             }
             Err(error) => {
-                logs.write(Stream::Stderr, &format!("[paseo] Plugin failed to load: {error}"));
+                logs.write(
+                    Stream::Stderr,
+                    &format!("[paseo] Plugin failed to load: {error}"),
+                );
                 slot.isolate = None;
                 slot.error = Some(error.clone());
                 Err(error)
@@ -349,18 +432,43 @@ impl PluginHost {
         let shared = Arc::new(PluginShared::new(id, directory.to_path_buf(), logs));
         let load_timeout = limits.load_timeout;
         let entry_path = entry;
-        let entry = ModuleSpecifier::from_file_path(&entry_path).map_err(|_| "Invalid entry path".to_string())?;
+        let entry = ModuleSpecifier::from_file_path(&entry_path)
+            .map_err(|_| "Invalid entry path".to_string())?;
         let storage_dir = self.options.settings_dir.as_ref().map(|d| d.join(id));
         // Which standby suits the plugin: what it imported last time, else what its sources say.
-        let known = self.slots.lock().unwrap().get(id).and_then(|s| s.host_packages.clone());
+        let known = self
+            .slots
+            .lock()
+            .unwrap()
+            .get(id)
+            .and_then(|s| s.host_packages.clone());
         let wants = known.unwrap_or_else(|| {
-            let hint = !self.standby_kinds.is_empty() && crate::engine::modules::mentions_host_package(directory, &entry_path);
-            self.standby_kinds.iter().find(|k| !k.is_empty() && hint).cloned().unwrap_or_default()
+            let hint = !self.standby_kinds.is_empty()
+                && crate::engine::modules::mentions_host_package(directory, &entry_path);
+            self.standby_kinds
+                .iter()
+                .find(|k| !k.is_empty() && hint)
+                .cloned()
+                .unwrap_or_default()
         });
-        let isolate = self.isolate_for(Binding { shared, limits, storage_dir }, &wants);
+        let isolate = self.isolate_for(
+            Binding {
+                shared,
+                limits,
+                storage_dir,
+            },
+            &wants,
+        );
         let loaded = isolate.call(CallKind::Load { entry }, load_timeout).await;
         if loaded.is_ok() {
-            let packages = isolate.shared.host_packages.lock().unwrap().iter().cloned().collect();
+            let packages = isolate
+                .shared
+                .host_packages
+                .lock()
+                .unwrap()
+                .iter()
+                .cloned()
+                .collect();
             if let Some(slot) = self.slots.lock().unwrap().get_mut(id) {
                 slot.host_packages = Some(packages);
             }
@@ -392,11 +500,19 @@ impl PluginHost {
     pub async fn stop(&self, id: &str) -> Result<(), String> {
         let (isolate, limits) = {
             let mut slots = self.slots.lock().unwrap();
-            let slot = slots.get_mut(id).ok_or_else(|| format!("Plugin is not configured: {id}"))?;
+            let slot = slots
+                .get_mut(id)
+                .ok_or_else(|| format!("Plugin is not configured: {id}"))?;
             (slot.isolate.take(), slot.limits.clone())
         };
         if let Some(isolate) = isolate {
-            if isolate.shared.registrations.lock().unwrap().has_hook(AgentOpenBefore::NAME) {
+            if isolate
+                .shared
+                .registrations
+                .lock()
+                .unwrap()
+                .has_hook(AgentOpenBefore::NAME)
+            {
                 self.sessions.mark_all_stale();
             }
             let logs = self.log_tail(id);
@@ -411,7 +527,9 @@ impl PluginHost {
             match Arc::try_unwrap(isolate) {
                 Ok(isolate) => Self::stop_isolate(isolate).await,
                 Err(shared) => {
-                    let _ = shared.call(CallKind::Stop, std::time::Duration::from_secs(2)).await;
+                    let _ = shared
+                        .call(CallKind::Stop, std::time::Duration::from_secs(2))
+                        .await;
                 }
             }
             logs.write(Stream::Stdout, "[paseo] Plugin stopped");
@@ -440,7 +558,9 @@ impl PluginHost {
         let delivered = self.slots.lock().unwrap().get_mut(id).map(|slot| {
             slot.restarting = None;
             let held = std::mem::take(&mut slot.held);
-            held.into_iter().filter_map(|(hook, payload)| slot.notify(hook, &payload)).collect::<Vec<_>>()
+            held.into_iter()
+                .filter_map(|(hook, payload)| slot.notify(hook, &payload))
+                .collect::<Vec<_>>()
         });
         let _ = done.send(true);
         if let Some(calls) = delivered.filter(|c| !c.is_empty()) {
@@ -479,7 +599,12 @@ impl PluginHost {
         let drained = async {
             loop {
                 let idle = self.in_flight.idle.notified();
-                if self.in_flight.count.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                if self
+                    .in_flight
+                    .count
+                    .load(std::sync::atomic::Ordering::SeqCst)
+                    == 0
+                {
                     return;
                 }
                 idle.await;
@@ -492,7 +617,9 @@ impl PluginHost {
         }
         let standbys = std::mem::take(&mut *self.standbys.lock().unwrap());
         if !standbys.is_empty() {
-            let _ = tokio::task::spawn_blocking(move || standbys.into_iter().for_each(Standby::join)).await;
+            let _ =
+                tokio::task::spawn_blocking(move || standbys.into_iter().for_each(Standby::join))
+                    .await;
         }
     }
 
@@ -514,8 +641,12 @@ impl PluginHost {
                         None => (PluginStatus::Running, None),
                     },
                     (None, Some(e)) => (PluginStatus::Failed, Some(e.clone())),
-                    (None, None) if slot.directory.join("index.server.ts").exists()
-                        || slot.directory.join("index.server.tsx").exists() => (PluginStatus::Disabled, None),
+                    (None, None)
+                        if slot.directory.join("index.server.ts").exists()
+                            || slot.directory.join("index.server.tsx").exists() =>
+                    {
+                        (PluginStatus::Disabled, None)
+                    }
                     (None, None) => (PluginStatus::Running, None),
                 };
                 PluginInfo {
@@ -539,7 +670,12 @@ impl PluginHost {
     }
 
     pub fn logs(&self, id: &str) -> Vec<LogEntry> {
-        self.logs.lock().unwrap().get(id).map(|t| t.entries()).unwrap_or_default()
+        self.logs
+            .lock()
+            .unwrap()
+            .get(id)
+            .map(|t| t.entries())
+            .unwrap_or_default()
     }
 
     /// Plugins (in ID order) whose current registrations include `hook`.
@@ -548,16 +684,29 @@ impl PluginHost {
             .lock()
             .unwrap()
             .iter()
-            .filter_map(|(id, slot)| slot.subscriber(hook).map(|iso| (id.clone(), iso.clone(), slot.limits.clone())))
+            .filter_map(|(id, slot)| {
+                slot.subscriber(hook)
+                    .map(|iso| (id.clone(), iso.clone(), slot.limits.clone()))
+            })
             .collect()
     }
 
     /// Dispatches a hook by name with a JSON payload (the request of waiting request hooks,
     /// the event otherwise). Waiting hooks return the final request (`null` for
     /// `worktree.create.after`); notifications return `null` once every handler has finished.
-    pub async fn run_hook(&self, hook: &str, input: Value, open: &OpenContext) -> Result<Value, HookError> {
-        let spec = hooks::catalogue().get(hook).ok_or_else(|| HookError::UnknownHook(hook.to_string()))?;
-        hooks::validate::check_input(spec, &input).map_err(|message| HookError::InvalidInput { hook: hook.into(), message })?;
+    pub async fn run_hook(
+        &self,
+        hook: &str,
+        input: Value,
+        open: &OpenContext,
+    ) -> Result<Value, HookError> {
+        let spec = hooks::catalogue()
+            .get(hook)
+            .ok_or_else(|| HookError::UnknownHook(hook.to_string()))?;
+        hooks::validate::check_input(spec, &input).map_err(|message| HookError::InvalidInput {
+            hook: hook.into(),
+            message,
+        })?;
         // A plugin being reloaded takes part with its new code rather than being skipped.
         self.wait_for_restarts(None).await;
         let subscribers = self.subscribers(hook);
@@ -565,11 +714,17 @@ impl PluginHost {
             let calls = subscribers.into_iter().map(|(id, iso, limits)| {
                 let payload = input.to_string();
                 async move {
-                    let call = CallKind::Hook { hook: hook.to_string(), input: payload };
+                    let call = CallKind::Hook {
+                        hook: hook.to_string(),
+                        input: payload,
+                    };
                     // `send`, not `call`: nothing here is worth spinning for an answer.
                     if let Err(e) = iso.send(call, limits.hook_timeout).await {
                         let message = call_error_message(&id, e);
-                        iso.shared.logs.write(Stream::Stderr, &format!("Lifecycle hook {hook} failed: {message}"));
+                        iso.shared.logs.write(
+                            Stream::Stderr,
+                            &format!("Lifecycle hook {hook} failed: {message}"),
+                        );
                     }
                 }
             });
@@ -578,8 +733,13 @@ impl PluginHost {
         }
         if !spec.returns_request {
             for (id, iso, limits) in subscribers {
-                let call = CallKind::Hook { hook: hook.to_string(), input: input.to_string() };
-                iso.call(call, limits.hook_timeout).await.map_err(|e| HookError::plugin(&id, hook, call_error_message(&id, e)))?;
+                let call = CallKind::Hook {
+                    hook: hook.to_string(),
+                    input: input.to_string(),
+                };
+                iso.call(call, limits.hook_timeout)
+                    .await
+                    .map_err(|e| HookError::plugin(&id, hook, call_error_message(&id, e)))?;
             }
             return Ok(Value::Null);
         }
@@ -633,16 +793,25 @@ impl PluginHost {
     where
         F: std::future::Future<Output = Result<String, CallError>> + Send + 'static,
     {
-        self.in_flight.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.in_flight
+            .count
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let in_flight = self.in_flight.clone();
         tokio::spawn(async move {
             for (hook, iso, outcome) in calls {
                 if let Err(e) = outcome.await {
                     let message = call_error_message(&iso.shared.id, e);
-                    iso.shared.logs.write(Stream::Stderr, &format!("Lifecycle hook {hook} failed: {message}"));
+                    iso.shared.logs.write(
+                        Stream::Stderr,
+                        &format!("Lifecycle hook {hook} failed: {message}"),
+                    );
                 }
             }
-            if in_flight.count.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+            if in_flight
+                .count
+                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
+                == 1
+            {
                 in_flight.idle.notify_waiters();
             }
         });
@@ -658,13 +827,24 @@ impl PluginHost {
 
     /// Runs a waiting request hook with typed payloads, e.g.
     /// `host.before::<AgentCreateBefore>(request).await`.
-    pub async fn before<H: RequestHook>(&self, request: H::Request) -> Result<H::Request, HookError> {
-        self.before_with::<H>(request, &OpenContext::default()).await
+    pub async fn before<H: RequestHook>(
+        &self,
+        request: H::Request,
+    ) -> Result<H::Request, HookError> {
+        self.before_with::<H>(request, &OpenContext::default())
+            .await
     }
 
     /// `before` with the per-open facts `agent.open.before` checks clashes against.
-    pub async fn before_with<H: RequestHook>(&self, request: H::Request, open: &OpenContext) -> Result<H::Request, HookError> {
-        let payload_error = |e: serde_json::Error| HookError::InvalidInput { hook: H::NAME.into(), message: format!("{} payload: {e}", H::NAME) };
+    pub async fn before_with<H: RequestHook>(
+        &self,
+        request: H::Request,
+        open: &OpenContext,
+    ) -> Result<H::Request, HookError> {
+        let payload_error = |e: serde_json::Error| HookError::InvalidInput {
+            hook: H::NAME.into(),
+            message: format!("{} payload: {e}", H::NAME),
+        };
         let value = serde_json::to_value(&request).map_err(payload_error)?;
         let out = self.run_hook(H::NAME, value, open).await?;
         serde_json::from_value(out).map_err(payload_error)
@@ -674,16 +854,22 @@ impl PluginHost {
     /// with the first plugin's error (the daemon then removes the worktree); notifications
     /// only log their failures.
     pub async fn emit<H: EventHook>(&self, event: H::Event) -> Result<(), HookError> {
-        let value = serde_json::to_value(&event)
-            .map_err(|e| HookError::InvalidInput { hook: H::NAME.into(), message: format!("{} payload: {e}", H::NAME) })?;
-        self.run_hook(H::NAME, value, &OpenContext::default()).await.map(|_| ())
+        let value = serde_json::to_value(&event).map_err(|e| HookError::InvalidInput {
+            hook: H::NAME.into(),
+            message: format!("{} payload: {e}", H::NAME),
+        })?;
+        self.run_hook(H::NAME, value, &OpenContext::default())
+            .await
+            .map(|_| ())
     }
 }
 
 /// v8x (the QuickJS backend) caches bytecode under `~/.cache/v8x` unless told otherwise through
 /// its environment variables, which it reads once. An explicit setting by the user wins.
 fn configure_bytecode_cache(dir: Option<&Path>) {
-    if std::env::var_os("V82JSC_BC_CACHE_DIR").is_some() || std::env::var_os("V82JSC_NO_BC_CACHE").is_some() {
+    if std::env::var_os("V82JSC_BC_CACHE_DIR").is_some()
+        || std::env::var_os("V82JSC_NO_BC_CACHE").is_some()
+    {
         return;
     }
     match dir {
@@ -708,13 +894,23 @@ impl PluginHost {
         self.wait_for_restarts(Some(id)).await;
         let (isolate, known, limits) = {
             let slots = self.slots.lock().unwrap();
-            let slot = slots.get(id).filter(|s| s.isolate.is_some()).ok_or_else(|| format!("Plugin is not available: {id}"))?;
-            (slot.isolate.clone().unwrap(), slot.rpc_methods.iter().any(|m| m == method), slot.limits.clone())
+            let slot = slots
+                .get(id)
+                .filter(|s| s.isolate.is_some())
+                .ok_or_else(|| format!("Plugin is not available: {id}"))?;
+            (
+                slot.isolate.clone().unwrap(),
+                slot.rpc_methods.iter().any(|m| m == method),
+                slot.limits.clone(),
+            )
         };
         if !known {
             return Err(format!("Plugin {id} does not contribute RPC {method}"));
         }
-        let call = CallKind::Rpc { method: method.to_string(), input: input.to_string() };
+        let call = CallKind::Rpc {
+            method: method.to_string(),
+            input: input.to_string(),
+        };
         match isolate.call(call, limits.hook_timeout).await {
             Ok(output) if output.len() > crate::hooks::validate::MAX_RESULT_BYTES => Err(format!(
                 "Plugin {id} RPC {method} returned {} bytes of JSON; the limit is {} bytes (4 MiB)",
@@ -730,7 +926,11 @@ impl PluginHost {
 
     /// The live isolate of a running plugin.
     pub(crate) fn isolate(&self, id: &str) -> Option<Arc<Isolate>> {
-        self.slots.lock().unwrap().get(id).and_then(|s| s.isolate.clone())
+        self.slots
+            .lock()
+            .unwrap()
+            .get(id)
+            .and_then(|s| s.isolate.clone())
     }
 
     /// Delivers a daemon event to every plugin whose SDK subscriptions listen to `topic`
@@ -744,11 +944,19 @@ impl PluginHost {
             .values()
             .filter_map(|slot| {
                 let iso = slot.isolate.as_ref()?;
-                iso.shared.topics.lock().unwrap().contains(topic).then(|| (iso.clone(), slot.limits.clone()))
+                iso.shared
+                    .topics
+                    .lock()
+                    .unwrap()
+                    .contains(topic)
+                    .then(|| (iso.clone(), slot.limits.clone()))
             })
             .collect();
         let calls = isolates.into_iter().map(|(iso, limits)| {
-            let call = CallKind::Event { topic: topic.to_string(), payload: payload.to_string() };
+            let call = CallKind::Event {
+                topic: topic.to_string(),
+                payload: payload.to_string(),
+            };
             async move {
                 let _ = iso.call(call, limits.hook_timeout).await;
             }

@@ -12,7 +12,10 @@ use std::rc::Rc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use deno_core::{op2, v8, AsyncRefCell, CancelHandle, CancelTryFuture, JsBuffer, OpState, RcRef, Resource, ResourceId, ToJsBuffer};
+use deno_core::{
+    op2, v8, AsyncRefCell, CancelHandle, CancelTryFuture, JsBuffer, OpState, RcRef, Resource,
+    ResourceId, ToJsBuffer,
+};
 use deno_error::JsErrorBox;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
@@ -34,7 +37,9 @@ pub struct SpawnOptions {
 
 fn command(o: &SpawnOptions) -> std::process::Command {
     let mut cmd = std::process::Command::new(&o.file);
-    cmd.args(&o.args).env_clear().envs(o.env.iter().map(|(k, v)| (k, v)));
+    cmd.args(&o.args)
+        .env_clear()
+        .envs(o.env.iter().map(|(k, v)| (k, v)));
     if let Some(argv0) = &o.argv0 {
         cmd.arg0(argv0);
     }
@@ -50,8 +55,16 @@ fn command(o: &SpawnOptions) -> std::process::Command {
     if let Some(gid) = o.gid {
         cmd.gid(gid);
     }
-    let stdio = |s: &str| if s == "pipe" { Stdio::piped() } else { Stdio::null() };
-    cmd.stdin(stdio(&o.stdio[0])).stdout(stdio(&o.stdio[1])).stderr(stdio(&o.stdio[2]));
+    let stdio = |s: &str| {
+        if s == "pipe" {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        }
+    };
+    cmd.stdin(stdio(&o.stdio[0]))
+        .stdout(stdio(&o.stdio[1]))
+        .stderr(stdio(&o.stdio[2]));
     cmd
 }
 
@@ -125,48 +138,101 @@ pub fn op_cp_spawn(state: &mut OpState, #[serde] o: SpawnOptions) -> Spawned {
         Ok(child) => child,
         Err(e) => {
             let (code, errno) = error_code(&e);
-            return Spawned { error: Some(code), errno, ..Default::default() };
+            return Spawned {
+                error: Some(code),
+                errno,
+                ..Default::default()
+            };
         }
     };
     let table = &mut state.resource_table;
     let mut reader = |r: Option<Box<dyn AsyncRead + Unpin>>| {
-        r.map(|r| table.add(ReadPipe { reader: AsyncRefCell::new(r), cancel: CancelHandle::new() }))
+        r.map(|r| {
+            table.add(ReadPipe {
+                reader: AsyncRefCell::new(r),
+                cancel: CancelHandle::new(),
+            })
+        })
     };
     let stdout = reader(child.stdout.take().map(|r| Box::new(r) as _));
     let stderr = reader(child.stderr.take().map(|r| Box::new(r) as _));
-    let stdin = child.stdin.take().map(|w| table.add(WritePipe(AsyncRefCell::new(w))));
+    let stdin = child
+        .stdin
+        .take()
+        .map(|w| table.add(WritePipe(AsyncRefCell::new(w))));
     let pid = child.id().unwrap_or(0);
     let rid = table.add(ChildResource(RefCell::new(Some(child))));
-    Spawned { pid, rid, stdin, stdout, stderr, error: None, errno: 0 }
+    Spawned {
+        pid,
+        rid,
+        stdin,
+        stdout,
+        stderr,
+        error: None,
+        errno: 0,
+    }
 }
 
 /// Waits for the child to end: `[exit code, signal number]`, one of them null.
 #[op2]
 #[serde]
-pub async fn op_cp_wait(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) -> Result<(Option<i32>, Option<i32>), JsErrorBox> {
-    let res = state.borrow_mut().resource_table.take::<ChildResource>(rid).map_err(JsErrorBox::from_err)?;
-    let mut child = res.0.borrow_mut().take().ok_or_else(|| JsErrorBox::generic("child already awaited"))?;
-    let status = child.wait().await.map_err(|e| JsErrorBox::generic(e.to_string()))?;
+pub async fn op_cp_wait(
+    state: Rc<RefCell<OpState>>,
+    #[smi] rid: ResourceId,
+) -> Result<(Option<i32>, Option<i32>), JsErrorBox> {
+    let res = state
+        .borrow_mut()
+        .resource_table
+        .take::<ChildResource>(rid)
+        .map_err(JsErrorBox::from_err)?;
+    let mut child = res
+        .0
+        .borrow_mut()
+        .take()
+        .ok_or_else(|| JsErrorBox::generic("child already awaited"))?;
+    let status = child
+        .wait()
+        .await
+        .map_err(|e| JsErrorBox::generic(e.to_string()))?;
     Ok(exit_of(status))
 }
 
 /// The next chunk from a child's stdout/stderr; empty at EOF (or once the pipe is closed).
 #[op2]
 #[buffer]
-pub async fn op_cp_read(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) -> Result<Vec<u8>, JsErrorBox> {
-    let pipe = state.borrow().resource_table.get::<ReadPipe>(rid).map_err(JsErrorBox::from_err)?;
+pub async fn op_cp_read(
+    state: Rc<RefCell<OpState>>,
+    #[smi] rid: ResourceId,
+) -> Result<Vec<u8>, JsErrorBox> {
+    let pipe = state
+        .borrow()
+        .resource_table
+        .get::<ReadPipe>(rid)
+        .map_err(JsErrorBox::from_err)?;
     let mut reader = RcRef::map(&pipe, |p| &p.reader).borrow_mut().await;
     let mut buf = vec![0; 64 * 1024];
     // A cancelled (closed) or failed read ends the stream.
-    let n = reader.read(&mut buf).try_or_cancel(RcRef::map(&pipe, |p| &p.cancel)).await.unwrap_or_default();
+    let n = reader
+        .read(&mut buf)
+        .try_or_cancel(RcRef::map(&pipe, |p| &p.cancel))
+        .await
+        .unwrap_or_default();
     buf.truncate(n);
     Ok(buf)
 }
 
 /// Writes to a child's stdin; fails with `EPIPE` once the child stopped reading.
 #[op2]
-pub async fn op_cp_write(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId, #[buffer] data: JsBuffer) -> Result<(), JsErrorBox> {
-    let pipe = state.borrow().resource_table.get::<WritePipe>(rid).map_err(JsErrorBox::from_err)?;
+pub async fn op_cp_write(
+    state: Rc<RefCell<OpState>>,
+    #[smi] rid: ResourceId,
+    #[buffer] data: JsBuffer,
+) -> Result<(), JsErrorBox> {
+    let pipe = state
+        .borrow()
+        .resource_table
+        .get::<WritePipe>(rid)
+        .map_err(JsErrorBox::from_err)?;
     let mut w = RcRef::map(&pipe, |p| &p.0).borrow_mut().await;
     w.write_all(&data).await.map_err(|e| match e.kind() {
         std::io::ErrorKind::BrokenPipe => JsErrorBox::generic("EPIPE"),
@@ -192,7 +258,9 @@ pub fn op_cp_kill(pid: i32, signal: i32) -> i32 {
     if unsafe { libc::kill(pid, signal) } == 0 {
         0
     } else {
-        -std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL)
+        -std::io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EINVAL)
     }
 }
 
@@ -238,20 +306,43 @@ pub fn op_cp_spawn_sync(
     max_buffer: f64,
 ) -> Result<SyncResult, JsErrorBox> {
     let room = crate::engine::budget::heap_room(scope, state);
-    let asked = if max_buffer.is_finite() && max_buffer >= 0.0 { max_buffer as usize } else { usize::MAX };
+    let asked = if max_buffer.is_finite() && max_buffer >= 0.0 {
+        max_buffer as usize
+    } else {
+        usize::MAX
+    };
     let (max, clamped) = match room.bytes / 4 {
-        fits if asked > fits => (fits, Some(format!("maxBuffer was clamped to {fits} bytes, {}", room.describe(4)))),
+        fits if asked > fits => (
+            fits,
+            Some(format!(
+                "maxBuffer was clamped to {fits} bytes, {}",
+                room.describe(4)
+            )),
+        ),
         _ => (asked, None),
     };
-    crate::engine::budget::contain(state, "spawnSync", |_| Ok(spawn_sync(o, input, timeout_ms, kill_signal, max, clamped)))
+    crate::engine::budget::contain(state, "spawnSync", |_| {
+        Ok(spawn_sync(o, input, timeout_ms, kill_signal, max, clamped))
+    })
 }
 
-fn spawn_sync(o: SpawnOptions, input: &[u8], timeout_ms: f64, kill_signal: i32, max: usize, clamped: Option<String>) -> SyncResult {
+fn spawn_sync(
+    o: SpawnOptions,
+    input: &[u8],
+    timeout_ms: f64,
+    kill_signal: i32,
+    max: usize,
+    clamped: Option<String>,
+) -> SyncResult {
     let mut child = match command(&o).spawn() {
         Ok(child) => child,
         Err(e) => {
             let (code, errno) = error_code(&e);
-            return SyncResult { error: Some(code), errno, ..Default::default() };
+            return SyncResult {
+                error: Some(code),
+                errno,
+                ..Default::default()
+            };
         }
     };
     let pid = child.id();
@@ -288,7 +379,11 @@ fn spawn_sync(o: SpawnOptions, input: &[u8], timeout_ms: f64, kill_signal: i32, 
     });
     // A timeout too far off to represent (Node accepts any integer, 1e300 too) is none.
     let mut deadline = (timeout_ms > 0.0)
-        .then(|| Duration::try_from_secs_f64(timeout_ms / 1000.0).ok().and_then(|d| Instant::now().checked_add(d)))
+        .then(|| {
+            Duration::try_from_secs_f64(timeout_ms / 1000.0)
+                .ok()
+                .and_then(|d| Instant::now().checked_add(d))
+        })
         .flatten();
     let (mut status, mut exited, mut error): (_, _, Option<(&str, i32)>) = (None, false, None);
     // Signals only a child not yet reaped (its pid cannot have been reused).
@@ -329,10 +424,27 @@ fn spawn_sync(o: SpawnOptions, input: &[u8], timeout_ms: f64, kill_signal: i32, 
     let (status, signal) = status.map(exit_of).unwrap_or((None, None));
     let [stdout, stderr] = out.map(|o| o.map(ToJsBuffer::from));
     let clamped = clamped.filter(|_| error.is_some_and(|e| e.0 == "ENOBUFS"));
-    SyncResult { pid, status, signal, stdout, stderr, error: error.map(|e| e.0), errno: error.map_or(0, |e| e.1), clamped }
+    SyncResult {
+        pid,
+        status,
+        signal,
+        stdout,
+        stderr,
+        error: error.map(|e| e.0),
+        errno: error.map_or(0, |e| e.1),
+        clamped,
+    }
 }
 
 deno_core::extension!(
     paseo_child_process,
-    ops = [op_cp_spawn, op_cp_wait, op_cp_read, op_cp_write, op_cp_close, op_cp_kill, op_cp_spawn_sync]
+    ops = [
+        op_cp_spawn,
+        op_cp_wait,
+        op_cp_read,
+        op_cp_write,
+        op_cp_close,
+        op_cp_kill,
+        op_cp_spawn_sync
+    ]
 );

@@ -88,7 +88,10 @@ impl Resource for HashState {
 }
 
 fn state(state: &OpState, rid: ResourceId) -> Result<std::rc::Rc<HashState>, JsErrorBox> {
-    state.resource_table.get::<HashState>(rid).map_err(JsErrorBox::from_err)
+    state
+        .resource_table
+        .get::<HashState>(rid)
+        .map_err(JsErrorBox::from_err)
 }
 
 const FINALIZED: &str = "Digest already called";
@@ -102,32 +105,60 @@ fn op_crypto_hash_new(
     #[buffer] key: &[u8],
 ) -> Result<ResourceId, JsErrorBox> {
     let hasher = new_hasher(alg, hmac.then_some(key))?;
-    Ok(op_state.resource_table.add(HashState(RefCell::new(Some(hasher)))))
+    Ok(op_state
+        .resource_table
+        .add(HashState(RefCell::new(Some(hasher)))))
 }
 
 #[op2(fast)]
-fn op_crypto_hash_update(op_state: &mut OpState, #[smi] rid: ResourceId, #[buffer] data: &[u8]) -> Result<(), JsErrorBox> {
+fn op_crypto_hash_update(
+    op_state: &mut OpState,
+    #[smi] rid: ResourceId,
+    #[buffer] data: &[u8],
+) -> Result<(), JsErrorBox> {
     let hash = state(op_state, rid)?;
     let mut slot = hash.0.borrow_mut();
-    slot.as_mut().ok_or_else(|| JsErrorBox::generic(FINALIZED))?.feed(data);
+    slot.as_mut()
+        .ok_or_else(|| JsErrorBox::generic(FINALIZED))?
+        .feed(data);
     Ok(())
 }
 
 /// Finishes the digest and frees the resource.
 #[op2]
 #[buffer]
-fn op_crypto_hash_digest(op_state: &mut OpState, #[smi] rid: ResourceId) -> Result<Vec<u8>, JsErrorBox> {
-    let hash = op_state.resource_table.take::<HashState>(rid).map_err(JsErrorBox::from_err)?;
-    let hasher = hash.0.borrow_mut().take().ok_or_else(|| JsErrorBox::generic(FINALIZED))?;
+fn op_crypto_hash_digest(
+    op_state: &mut OpState,
+    #[smi] rid: ResourceId,
+) -> Result<Vec<u8>, JsErrorBox> {
+    let hash = op_state
+        .resource_table
+        .take::<HashState>(rid)
+        .map_err(JsErrorBox::from_err)?;
+    let hasher = hash
+        .0
+        .borrow_mut()
+        .take()
+        .ok_or_else(|| JsErrorBox::generic(FINALIZED))?;
     Ok(hasher.finish())
 }
 
 /// `hash.copy()`: a new resource with the same running state.
 #[op2(fast)]
 #[smi]
-fn op_crypto_hash_copy(op_state: &mut OpState, #[smi] rid: ResourceId) -> Result<ResourceId, JsErrorBox> {
-    let fork = state(op_state, rid)?.0.borrow().as_ref().ok_or_else(|| JsErrorBox::generic(FINALIZED))?.fork();
-    Ok(op_state.resource_table.add(HashState(RefCell::new(Some(fork)))))
+fn op_crypto_hash_copy(
+    op_state: &mut OpState,
+    #[smi] rid: ResourceId,
+) -> Result<ResourceId, JsErrorBox> {
+    let fork = state(op_state, rid)?
+        .0
+        .borrow()
+        .as_ref()
+        .ok_or_else(|| JsErrorBox::generic(FINALIZED))?
+        .fork();
+    Ok(op_state
+        .resource_table
+        .add(HashState(RefCell::new(Some(fork)))))
 }
 
 /// One-shot digest for `crypto.hash()` and `subtle.digest()`.
@@ -141,7 +172,13 @@ fn op_crypto_digest(#[string] alg: &str, #[buffer] data: &[u8]) -> Result<Vec<u8
 
 deno_core::extension!(
     paseo_crypto,
-    ops = [op_crypto_hash_new, op_crypto_hash_update, op_crypto_hash_digest, op_crypto_hash_copy, op_crypto_digest],
+    ops = [
+        op_crypto_hash_new,
+        op_crypto_hash_update,
+        op_crypto_hash_digest,
+        op_crypto_hash_copy,
+        op_crypto_digest
+    ],
 );
 
 #[cfg(test)]
@@ -157,12 +194,24 @@ mod tests {
         let mut h = new_hasher("SHA-256", None).unwrap();
         h.feed(b"ab");
         h.feed(b"c");
-        assert_eq!(hex(h.finish()), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(
+            hex(h.finish()),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
         // RFC 4231 test case 2.
         let mut m = new_hasher("sha256", Some(b"Jefe")).unwrap();
         m.feed(b"what do ya want for nothing?");
-        assert_eq!(hex(m.finish()), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
-        assert_eq!(new_hasher("nope", None).err().unwrap().to_string(), "Digest method not supported");
-        assert_eq!(new_hasher("nope", Some(b"")).err().unwrap().to_string(), "Invalid digest: nope");
+        assert_eq!(
+            hex(m.finish()),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        assert_eq!(
+            new_hasher("nope", None).err().unwrap().to_string(),
+            "Digest method not supported"
+        );
+        assert_eq!(
+            new_hasher("nope", Some(b"")).err().unwrap().to_string(),
+            "Invalid digest: nope"
+        );
     }
 }

@@ -13,7 +13,9 @@ use std::cell::RefCell;
 use std::error::Error as _;
 use std::rc::Rc;
 
-use deno_core::{op2, AsyncRefCell, CancelFuture, CancelHandle, OpState, RcRef, Resource, ResourceId};
+use deno_core::{
+    op2, AsyncRefCell, CancelFuture, CancelHandle, OpState, RcRef, Resource, ResourceId,
+};
 use deno_error::JsErrorBox;
 use serde::Serialize;
 
@@ -39,7 +41,10 @@ fn clients(state: &mut OpState) -> Result<&Clients, JsErrorBox> {
                 attempt.follow()
             }
         });
-        let clients = Clients { follow: build(follow)?, manual: build(reqwest::redirect::Policy::none())? };
+        let clients = Clients {
+            follow: build(follow)?,
+            manual: build(reqwest::redirect::Policy::none())?,
+        };
         state.put(clients);
     }
     Ok(state.borrow::<Clients>())
@@ -64,7 +69,13 @@ impl Resource for FetchResource {
 fn cause(e: &reqwest::Error) -> JsErrorBox {
     let addr = e
         .url()
-        .map(|u| format!("{}:{}", u.host_str().unwrap_or_default(), u.port_or_known_default().unwrap_or(0)))
+        .map(|u| {
+            format!(
+                "{}:{}",
+                u.host_str().unwrap_or_default(),
+                u.port_or_known_default().unwrap_or(0)
+            )
+        })
         .unwrap_or_default();
     let mut innermost = e.to_string();
     let mut source = e.source();
@@ -75,9 +86,10 @@ fn cause(e: &reqwest::Error) -> JsErrorBox {
                 ConnectionRefused => Some(format!("connect ECONNREFUSED {addr}")),
                 ConnectionReset => Some("read ECONNRESET".to_string()),
                 TimedOut => Some(format!("connect ETIMEDOUT {addr}")),
-                _ if io.to_string().contains("failed to lookup address") => {
-                    Some(format!("getaddrinfo ENOTFOUND {}", e.url().and_then(|u| u.host_str()).unwrap_or_default()))
-                }
+                _ if io.to_string().contains("failed to lookup address") => Some(format!(
+                    "getaddrinfo ENOTFOUND {}",
+                    e.url().and_then(|u| u.host_str()).unwrap_or_default()
+                )),
                 _ => None,
             };
             if let Some(text) = text {
@@ -108,16 +120,29 @@ pub fn op_fetch_request(
 ) -> Result<ResourceId, JsErrorBox> {
     let method = reqwest::Method::from_bytes(method.as_bytes())
         .map_err(|_| JsErrorBox::type_error(format!("'{method}' is not a valid HTTP method.")))?;
-    let url = reqwest::Url::parse(url).map_err(|_| JsErrorBox::type_error(format!("Failed to parse URL from {url}")))?;
-    let client = clients(state).map(|c| if follow { c.follow.clone() } else { c.manual.clone() })?;
+    let url = reqwest::Url::parse(url)
+        .map_err(|_| JsErrorBox::type_error(format!("Failed to parse URL from {url}")))?;
+    let client = clients(state).map(|c| {
+        if follow {
+            c.follow.clone()
+        } else {
+            c.manual.clone()
+        }
+    })?;
     let mut request = client.request(method, url);
     for (name, value) in headers {
         // Header values are byte strings: each JS char below 256 is one byte.
         let bytes: Vec<u8> = value.chars().map(|c| c as u32 as u8).collect();
-        let value = reqwest::header::HeaderValue::from_bytes(&bytes)
-            .map_err(|_| JsErrorBox::type_error(format!("Headers.append: \"{value}\" is an invalid header value.")))?;
-        let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| JsErrorBox::type_error(format!("Headers.append: \"{name}\" is an invalid header name.")))?;
+        let value = reqwest::header::HeaderValue::from_bytes(&bytes).map_err(|_| {
+            JsErrorBox::type_error(format!(
+                "Headers.append: \"{value}\" is an invalid header value."
+            ))
+        })?;
+        let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+            JsErrorBox::type_error(format!(
+                "Headers.append: \"{name}\" is an invalid header name."
+            ))
+        })?;
         request = request.header(name, value);
     }
     if has_body {
@@ -140,13 +165,23 @@ pub struct ResponseHead {
     url: String,
 }
 
-fn resource(state: &Rc<RefCell<OpState>>, rid: ResourceId) -> Result<Rc<FetchResource>, JsErrorBox> {
-    state.borrow().resource_table.get::<FetchResource>(rid).map_err(|_| aborted())
+fn resource(
+    state: &Rc<RefCell<OpState>>,
+    rid: ResourceId,
+) -> Result<Rc<FetchResource>, JsErrorBox> {
+    state
+        .borrow()
+        .resource_table
+        .get::<FetchResource>(rid)
+        .map_err(|_| aborted())
 }
 
 #[op2]
 #[serde]
-pub async fn op_fetch_send(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) -> Result<ResponseHead, JsErrorBox> {
+pub async fn op_fetch_send(
+    state: Rc<RefCell<OpState>>,
+    #[smi] rid: ResourceId,
+) -> Result<ResponseHead, JsErrorBox> {
     let res = resource(&state, rid)?;
     let request = res.request.borrow_mut().take().ok_or_else(aborted)?;
     let response = request
@@ -157,12 +192,21 @@ pub async fn op_fetch_send(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) 
         .map_err(|e| cause(&e))?;
     let head = ResponseHead {
         status: response.status().as_u16(),
-        status_text: response.status().canonical_reason().unwrap_or_default().to_string(),
+        status_text: response
+            .status()
+            .canonical_reason()
+            .unwrap_or_default()
+            .to_string(),
         // Latin-1, as undici decodes header bytes.
         headers: response
             .headers()
             .iter()
-            .map(|(k, v)| (k.as_str().to_string(), v.as_bytes().iter().map(|&b| b as char).collect()))
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_string(),
+                    v.as_bytes().iter().map(|&b| b as char).collect(),
+                )
+            })
             .collect(),
         url: response.url().to_string(),
     };
@@ -175,12 +219,21 @@ pub async fn op_fetch_send(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) 
 /// so it is returned without measuring the heap; the body as a whole is the plugin's to keep.
 #[op2]
 #[buffer]
-pub async fn op_fetch_read(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) -> Result<Vec<u8>, JsErrorBox> {
+pub async fn op_fetch_read(
+    state: Rc<RefCell<OpState>>,
+    #[smi] rid: ResourceId,
+) -> Result<Vec<u8>, JsErrorBox> {
     let res = resource(&state, rid)?;
     let mut slot = RcRef::map(&res, |r| &r.response).borrow_mut().await;
-    let Some(response) = slot.as_mut() else { return Ok(Vec::new()) };
+    let Some(response) = slot.as_mut() else {
+        return Ok(Vec::new());
+    };
     loop {
-        match response.chunk().or_cancel(RcRef::map(&res, |r| &r.cancel)).await {
+        match response
+            .chunk()
+            .or_cancel(RcRef::map(&res, |r| &r.cancel))
+            .await
+        {
             Err(_) => return Err(aborted()),
             Ok(Err(e)) => return Err(cause(&e)),
             Ok(Ok(Some(chunk))) if chunk.is_empty() => continue,
@@ -201,4 +254,12 @@ pub fn op_fetch_close(state: &mut OpState, #[smi] rid: ResourceId) {
     }
 }
 
-deno_core::extension!(paseo_fetch, ops = [op_fetch_request, op_fetch_send, op_fetch_read, op_fetch_close]);
+deno_core::extension!(
+    paseo_fetch,
+    ops = [
+        op_fetch_request,
+        op_fetch_send,
+        op_fetch_read,
+        op_fetch_close
+    ]
+);

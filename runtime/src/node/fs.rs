@@ -14,7 +14,11 @@ use serde::Serialize;
 
 fn node_error(e: std::io::Error, syscall: &str, path: &str, dest: Option<&str>) -> JsErrorBox {
     let (code, text) = super::uv(&e);
-    let text = if code == "EIO" { e.to_string() } else { text.to_string() };
+    let text = if code == "EIO" {
+        e.to_string()
+    } else {
+        text.to_string()
+    };
     let dest = dest.map(|d| format!(" -> '{d}'")).unwrap_or_default();
     JsErrorBox::generic(format!("{code}: {text}, {syscall} '{path}'{dest}"))
 }
@@ -23,8 +27,15 @@ fn node_error(e: std::io::Error, syscall: &str, path: &str, dest: Option<&str>) 
 /// side makes it a `RangeError` with that code. `at_least`: the size is not known (a device, a
 /// FIFO, a /proc file), only that more than the limit was there.
 fn too_large(size: u64, at_least: bool, room: &HeapRoom, parts: usize) -> JsErrorBox {
-    let size = if at_least { format!("at least {size}") } else { size.to_string() };
-    JsErrorBox::range_error(format!("ERR_FS_FILE_TOO_LARGE: File size ({size}) is greater than {}", room.describe(parts)))
+    let size = if at_least {
+        format!("at least {size}")
+    } else {
+        size.to_string()
+    };
+    JsErrorBox::range_error(format!(
+        "ERR_FS_FILE_TOO_LARGE: File size ({size}) is greater than {}",
+        room.describe(parts)
+    ))
 }
 
 /// Reads a whole file, bounded while reading: at most what the plugin's heap has room for
@@ -32,10 +43,19 @@ fn too_large(size: u64, at_least: bool, room: &HeapRoom, parts: usize) -> JsErro
 /// reported size (0 for /dev/zero, FIFOs and /proc files).
 #[op2]
 #[buffer]
-pub fn op_fs_read(scope: &mut v8::PinScope, state: &mut OpState, #[string] path: &str, #[smi] copies: u32) -> Result<Vec<u8>, JsErrorBox> {
+pub fn op_fs_read(
+    scope: &mut v8::PinScope,
+    state: &mut OpState,
+    #[string] path: &str,
+    #[smi] copies: u32,
+) -> Result<Vec<u8>, JsErrorBox> {
     let copies = copies.max(1) as usize;
     let mut file = std::fs::File::open(path).map_err(|e| node_error(e, "open", path, None))?;
-    let size = file.metadata().ok().filter(|m| m.is_file()).map_or(0, |m| m.len());
+    let size = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map_or(0, |m| m.len());
     // Up to `SMALL` needs no measuring; past it, the room decides.
     let mut room = None;
     let mut limit = budget::SMALL;
@@ -50,7 +70,10 @@ pub fn op_fs_read(scope: &mut v8::PinScope, state: &mut OpState, #[string] path:
     loop {
         // One byte past the limit tells a file that ends at the limit from one that goes on.
         let more = (limit + 1).saturating_sub(bytes.len()) as u64;
-        (&mut file).take(more).read_to_end(&mut bytes).map_err(|e| node_error(e, "read", path, None))?;
+        (&mut file)
+            .take(more)
+            .read_to_end(&mut bytes)
+            .map_err(|e| node_error(e, "read", path, None))?;
         if bytes.len() <= limit {
             return Ok(bytes);
         }
@@ -69,9 +92,17 @@ pub fn op_fs_read(scope: &mut v8::PinScope, state: &mut OpState, #[string] path:
 
 /// Writes (or appends) bytes, creating the file with `mode` (0o666 by default) when missing.
 #[op2(fast)]
-pub fn op_fs_write(#[string] path: &str, #[buffer] data: &[u8], append: bool, exclusive: bool, mode: u32) -> Result<(), JsErrorBox> {
+pub fn op_fs_write(
+    #[string] path: &str,
+    #[buffer] data: &[u8],
+    append: bool,
+    exclusive: bool,
+    mode: u32,
+) -> Result<(), JsErrorBox> {
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).mode(if mode == 0 { 0o666 } else { mode });
+    options
+        .write(true)
+        .mode(if mode == 0 { 0o666 } else { mode });
     if exclusive {
         options.create_new(true);
     } else {
@@ -82,8 +113,11 @@ pub fn op_fs_write(#[string] path: &str, #[buffer] data: &[u8], append: bool, ex
     } else {
         options.truncate(true);
     }
-    let mut file = options.open(path).map_err(|e| node_error(e, "open", path, None))?;
-    file.write_all(data).map_err(|e| node_error(e, "write", path, None))
+    let mut file = options
+        .open(path)
+        .map_err(|e| node_error(e, "open", path, None))?;
+    file.write_all(data)
+        .map_err(|e| node_error(e, "write", path, None))
 }
 
 #[derive(Serialize)]
@@ -128,8 +162,12 @@ fn kind(ft: std::fs::FileType) -> &'static str {
 #[op2]
 #[serde]
 pub fn op_fs_stat(#[string] path: &str, lstat: bool) -> Result<StatInfo, JsErrorBox> {
-    let md = if lstat { std::fs::symlink_metadata(path) } else { std::fs::metadata(path) }
-        .map_err(|e| node_error(e, if lstat { "lstat" } else { "stat" }, path, None))?;
+    let md = if lstat {
+        std::fs::symlink_metadata(path)
+    } else {
+        std::fs::metadata(path)
+    }
+    .map_err(|e| node_error(e, if lstat { "lstat" } else { "stat" }, path, None))?;
     let ms = |s: i64, ns: i64| s as f64 * 1000.0 + ns as f64 / 1e6;
     let birth = md
         .created()
@@ -164,12 +202,18 @@ const DIRENT_BYTES: usize = 128;
 /// for fails (`ERR_FS_DIR_TOO_LARGE`) instead of exhausting it.
 #[op2]
 #[serde]
-pub fn op_fs_readdir(scope: &mut v8::PinScope, state: &mut OpState, #[string] path: &str) -> Result<Vec<(String, &'static str)>, JsErrorBox> {
+pub fn op_fs_readdir(
+    scope: &mut v8::PinScope,
+    state: &mut OpState,
+    #[string] path: &str,
+) -> Result<Vec<(String, &'static str)>, JsErrorBox> {
     let mut out = Vec::new();
     let (mut cost, mut limit, mut measured) = (0usize, budget::SMALL, false);
     for entry in std::fs::read_dir(path).map_err(|e| node_error(e, "scandir", path, None))? {
         let entry = entry.map_err(|e| node_error(e, "scandir", path, None))?;
-        let ft = entry.file_type().map_err(|e| node_error(e, "scandir", path, None))?;
+        let ft = entry
+            .file_type()
+            .map_err(|e| node_error(e, "scandir", path, None))?;
         let name = entry.file_name().to_string_lossy().into_owned();
         cost += name.len() + DIRENT_BYTES;
         if cost > limit {
@@ -205,21 +249,42 @@ pub fn op_fs_mkdir(#[string] path: &str, recursive: bool, mode: u32) -> Result<S
                 None => break,
             }
         }
-        std::fs::DirBuilder::new().recursive(true).mode(mode).create(path).map_err(|e| node_error(e, "mkdir", path, None))?;
-        return Ok(first.map(|p| p.to_string_lossy().into_owned()).unwrap_or_default());
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(mode)
+            .create(path)
+            .map_err(|e| node_error(e, "mkdir", path, None))?;
+        return Ok(first
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default());
     }
-    std::fs::DirBuilder::new().mode(mode).create(path).map_err(|e| node_error(e, "mkdir", path, None))?;
+    std::fs::DirBuilder::new()
+        .mode(mode)
+        .create(path)
+        .map_err(|e| node_error(e, "mkdir", path, None))?;
     Ok(String::new())
 }
 
 /// `rm`, `rmdir` and `unlink` in one: `dir_only` is rmdir, otherwise files (and, with
 /// `recursive`, directories); `force` ignores a missing path.
 #[op2(fast)]
-pub fn op_fs_remove(#[string] path: &str, recursive: bool, force: bool, dir_only: bool) -> Result<(), JsErrorBox> {
+pub fn op_fs_remove(
+    #[string] path: &str,
+    recursive: bool,
+    force: bool,
+    dir_only: bool,
+) -> Result<(), JsErrorBox> {
     let md = match std::fs::symlink_metadata(path) {
         Ok(md) => md,
         Err(e) if force && e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(node_error(e, if dir_only { "rmdir" } else { "rm" }, path, None)),
+        Err(e) => {
+            return Err(node_error(
+                e,
+                if dir_only { "rmdir" } else { "rm" },
+                path,
+                None,
+            ))
+        }
     };
     let result = if dir_only {
         std::fs::remove_dir(path)
@@ -227,7 +292,9 @@ pub fn op_fs_remove(#[string] path: &str, recursive: bool, force: bool, dir_only
         if recursive {
             std::fs::remove_dir_all(path)
         } else {
-            return Err(JsErrorBox::generic(format!("ERR_FS_EISDIR: Path is a directory: rm returned EISDIR (is a directory) {path}")));
+            return Err(JsErrorBox::generic(format!(
+                "ERR_FS_EISDIR: Path is a directory: rm returned EISDIR (is a directory) {path}"
+            )));
         }
     } else {
         std::fs::remove_file(path)
@@ -241,17 +308,27 @@ pub fn op_fs_rename(#[string] from: &str, #[string] to: &str) -> Result<(), JsEr
 }
 
 #[op2(fast)]
-pub fn op_fs_copy(#[string] from: &str, #[string] to: &str, exclusive: bool) -> Result<(), JsErrorBox> {
+pub fn op_fs_copy(
+    #[string] from: &str,
+    #[string] to: &str,
+    exclusive: bool,
+) -> Result<(), JsErrorBox> {
     if exclusive && Path::new(to).exists() {
-        return Err(JsErrorBox::generic(format!("EEXIST: file already exists, copyfile '{from}' -> '{to}'")));
+        return Err(JsErrorBox::generic(format!(
+            "EEXIST: file already exists, copyfile '{from}' -> '{to}'"
+        )));
     }
-    std::fs::copy(from, to).map(|_| ()).map_err(|e| node_error(e, "copyfile", from, Some(to)))
+    std::fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| node_error(e, "copyfile", from, Some(to)))
 }
 
 #[op2]
 #[string]
 pub fn op_fs_realpath(#[string] path: &str) -> Result<String, JsErrorBox> {
-    std::fs::canonicalize(path).map(|p| p.to_string_lossy().into_owned()).map_err(|e| node_error(e, "realpath", path, None))
+    std::fs::canonicalize(path)
+        .map(|p| p.to_string_lossy().into_owned())
+        .map_err(|e| node_error(e, "realpath", path, None))
 }
 
 #[op2(fast)]
@@ -259,28 +336,36 @@ pub fn op_fs_access(#[string] path: &str, mode: u32) -> Result<(), JsErrorBox> {
     let md = std::fs::metadata(path).map_err(|e| node_error(e, "access", path, None))?;
     // Checks the permission bits; good enough for the owner, which plugins are.
     let bits = md.permissions().mode();
-    let want = |flag: u32, owner_bit: u32| mode & flag == 0 || bits & (owner_bit | owner_bit >> 3 | owner_bit >> 6) != 0;
+    let want = |flag: u32, owner_bit: u32| {
+        mode & flag == 0 || bits & (owner_bit | owner_bit >> 3 | owner_bit >> 6) != 0
+    };
     if want(4, 0o400) && want(2, 0o200) && want(1, 0o100) {
         Ok(())
     } else {
-        Err(JsErrorBox::generic(format!("EACCES: permission denied, access '{path}'")))
+        Err(JsErrorBox::generic(format!(
+            "EACCES: permission denied, access '{path}'"
+        )))
     }
 }
 
 #[op2(fast)]
 pub fn op_fs_chmod(#[string] path: &str, mode: u32) -> Result<(), JsErrorBox> {
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| node_error(e, "chmod", path, None))
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .map_err(|e| node_error(e, "chmod", path, None))
 }
 
 #[op2(fast)]
 pub fn op_fs_symlink(#[string] target: &str, #[string] path: &str) -> Result<(), JsErrorBox> {
-    std::os::unix::fs::symlink(target, path).map_err(|e| node_error(e, "symlink", target, Some(path)))
+    std::os::unix::fs::symlink(target, path)
+        .map_err(|e| node_error(e, "symlink", target, Some(path)))
 }
 
 #[op2]
 #[string]
 pub fn op_fs_readlink(#[string] path: &str) -> Result<String, JsErrorBox> {
-    std::fs::read_link(path).map(|p| p.to_string_lossy().into_owned()).map_err(|e| node_error(e, "readlink", path, None))
+    std::fs::read_link(path)
+        .map(|p| p.to_string_lossy().into_owned())
+        .map_err(|e| node_error(e, "readlink", path, None))
 }
 
 #[op2(fast)]
@@ -295,7 +380,10 @@ pub fn op_fs_mkdtemp(#[string] prefix: &str) -> Result<String, JsErrorBox> {
     for _ in 0..16 {
         let mut bytes = [0u8; 6];
         getrandom::fill(&mut bytes).map_err(|e| JsErrorBox::generic(e.to_string()))?;
-        let suffix: String = bytes.iter().map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char).collect();
+        let suffix: String = bytes
+            .iter()
+            .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
+            .collect();
         let path = format!("{prefix}{suffix}");
         match std::fs::create_dir(&path) {
             Ok(()) => return Ok(path),
@@ -303,11 +391,17 @@ pub fn op_fs_mkdtemp(#[string] prefix: &str) -> Result<String, JsErrorBox> {
             Err(e) => return Err(node_error(e, "mkdtemp", &format!("{prefix}XXXXXX"), None)),
         }
     }
-    Err(JsErrorBox::generic(format!("EEXIST: file already exists, mkdtemp '{prefix}XXXXXX'")))
+    Err(JsErrorBox::generic(format!(
+        "EEXIST: file already exists, mkdtemp '{prefix}XXXXXX'"
+    )))
 }
 
 #[op2(fast)]
 pub fn op_fs_truncate(#[string] path: &str, #[number] len: u64) -> Result<(), JsErrorBox> {
-    let file = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| node_error(e, "open", path, None))?;
-    file.set_len(len).map_err(|e| node_error(e, "ftruncate", path, None))
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| node_error(e, "open", path, None))?;
+    file.set_len(len)
+        .map_err(|e| node_error(e, "ftruncate", path, None))
 }

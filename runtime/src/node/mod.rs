@@ -65,14 +65,18 @@ struct OsInfo {
 }
 
 fn read_trimmed(path: &str) -> String {
-    std::fs::read_to_string(path).map(|s| s.trim().to_string()).unwrap_or_default()
+    std::fs::read_to_string(path)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
 }
 
 fn meminfo(key: &str) -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|s| {
-            s.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            s.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
         })
         .unwrap_or(0)
         * 1024
@@ -81,7 +85,11 @@ fn meminfo(key: &str) -> u64 {
 fn ids() -> (u32, u32) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let field = |k: &str| {
-        status.lines().find(|l| l.starts_with(k)).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()).unwrap_or(0)
+        status
+            .lines()
+            .find(|l| l.starts_with(k))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(0)
     };
     (field("Uid:"), field("Gid:"))
 }
@@ -101,15 +109,33 @@ fn op_os_info() -> OsInfo {
             other => other,
         },
         platform: std::env::consts::OS,
-        tmpdir: std::env::var("TMPDIR").ok().filter(|t| !t.is_empty()).unwrap_or_else(|| "/tmp".into()),
-        cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        tmpdir: std::env::var("TMPDIR")
+            .ok()
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| "/tmp".into()),
+        cpus: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
         totalmem: meminfo("MemTotal:"),
         freemem: meminfo("MemAvailable:"),
-        uptime: read_trimmed("/proc/uptime").split_whitespace().next().and_then(|s| s.parse().ok()).unwrap_or(0.0),
-        loadavg: read_trimmed("/proc/loadavg").split_whitespace().take(3).filter_map(|s| s.parse().ok()).collect(),
-        username: std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| {
-            std::path::Path::new(&home).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
-        }),
+        uptime: read_trimmed("/proc/uptime")
+            .split_whitespace()
+            .next()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0.0),
+        loadavg: read_trimmed("/proc/loadavg")
+            .split_whitespace()
+            .take(3)
+            .filter_map(|s| s.parse().ok())
+            .collect(),
+        username: std::env::var("USER")
+            .or_else(|_| std::env::var("LOGNAME"))
+            .unwrap_or_else(|_| {
+                std::path::Path::new(&home)
+                    .file_name()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            }),
         homedir: home,
         uid,
         gid,
@@ -133,14 +159,22 @@ fn op_process_info() -> ProcessInfo {
     ProcessInfo {
         env: std::env::vars().collect(),
         pid: std::process::id(),
-        ppid: read_trimmed("/proc/self/stat").split_whitespace().nth(3).and_then(|s| s.parse().ok()).unwrap_or(0),
-        exec_path: std::env::current_exe().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
+        ppid: read_trimmed("/proc/self/stat")
+            .split_whitespace()
+            .nth(3)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0),
+        exec_path: std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         cwd: current_dir(),
     }
 }
 
 fn current_dir() -> String {
-    std::env::current_dir().map(|p| p.to_string_lossy().into_owned()).unwrap_or_else(|_| "/".into())
+    std::env::current_dir()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "/".into())
 }
 
 #[op2]
@@ -177,8 +211,16 @@ struct UrlParts {
 }
 
 fn url_parts(url: &Url) -> UrlParts {
-    let search = url.query().filter(|q| !q.is_empty()).map(|q| format!("?{q}")).unwrap_or_default();
-    let hash = url.fragment().filter(|f| !f.is_empty()).map(|f| format!("#{f}")).unwrap_or_default();
+    let search = url
+        .query()
+        .filter(|q| !q.is_empty())
+        .map(|q| format!("?{q}"))
+        .unwrap_or_default();
+    let hash = url
+        .fragment()
+        .filter(|f| !f.is_empty())
+        .map(|f| format!("#{f}"))
+        .unwrap_or_default();
     UrlParts {
         href: url.as_str().to_string(),
         origin: url.origin().ascii_serialization(),
@@ -211,18 +253,32 @@ fn op_url_parse(#[string] href: &str, #[string] base: Option<String>) -> Option<
 /// Applies a URL setter; `None` when the standard says to ignore the new value.
 #[op2]
 #[serde]
-fn op_url_set(#[string] href: &str, #[string] field: &str, #[string] value: &str) -> Option<UrlParts> {
+fn op_url_set(
+    #[string] href: &str,
+    #[string] field: &str,
+    #[string] value: &str,
+) -> Option<UrlParts> {
     let mut url = Url::parse(href).ok()?;
     let ok = match field {
         "protocol" => url.set_scheme(value.trim_end_matches(':')).is_ok(),
         "username" => url.set_username(value).is_ok(),
-        "password" => url.set_password(Some(value).filter(|v| !v.is_empty())).is_ok(),
+        "password" => url
+            .set_password(Some(value).filter(|v| !v.is_empty()))
+            .is_ok(),
         "host" => {
-            let (host, port) = value.rsplit_once(':').map_or((value, None), |(h, p)| (h, p.parse().ok()));
+            let (host, port) = value
+                .rsplit_once(':')
+                .map_or((value, None), |(h, p)| (h, p.parse().ok()));
             url.set_host(Some(host)).is_ok() && url.set_port(port).is_ok()
         }
         "hostname" => url.set_host(Some(value)).is_ok(),
-        "port" => url.set_port(if value.is_empty() { None } else { value.parse().ok() }).is_ok(),
+        "port" => url
+            .set_port(if value.is_empty() {
+                None
+            } else {
+                value.parse().ok()
+            })
+            .is_ok(),
         "pathname" => {
             url.set_path(value);
             true
@@ -255,7 +311,10 @@ fn op_node_builtins() -> Vec<&'static str> {
 #[op2(fast)]
 fn op_node_builtin_kind(#[string] name: &str) -> u32 {
     use crate::engine::{host_js, modules};
-    if host_js::LAZY.iter().any(|url| url.strip_prefix("node:") == Some(name)) {
+    if host_js::LAZY
+        .iter()
+        .any(|url| url.strip_prefix("node:") == Some(name))
+    {
         3
     } else if modules::NODE_BUILTINS.contains(&name) {
         2

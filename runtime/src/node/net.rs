@@ -11,7 +11,9 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::rc::Rc;
 
-use deno_core::{op2, AsyncRefCell, CancelHandle, CancelTryFuture, OpState, RcRef, Resource, ResourceId};
+use deno_core::{
+    op2, AsyncRefCell, CancelHandle, CancelTryFuture, OpState, RcRef, Resource, ResourceId,
+};
 use deno_error::JsErrorBox;
 use serde::Serialize;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -19,7 +21,11 @@ use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 
 /// Node's `host:port` detail: the port only when positive.
 fn detail(address: &str, port: u16) -> String {
-    if port > 0 { format!(" {address}:{port}") } else { format!(" {address}") }
+    if port > 0 {
+        format!(" {address}:{port}")
+    } else {
+        format!(" {address}")
+    }
 }
 
 /// `connect ECONNREFUSED 127.0.0.1:9` (Node's `exceptionWithHostPort`).
@@ -34,12 +40,20 @@ fn listen_error(e: &io::Error, detail: &str) -> JsErrorBox {
 }
 
 fn dns_error(host: &str, e: &io::Error) -> JsErrorBox {
-    let code = if e.to_string().contains("Temporary failure") { "EAI_AGAIN" } else { "ENOTFOUND" };
+    let code = if e.to_string().contains("Temporary failure") {
+        "EAI_AGAIN"
+    } else {
+        "ENOTFOUND"
+    };
     JsErrorBox::generic(format!("getaddrinfo {code} {host}"))
 }
 
 fn family(addr: &SocketAddr) -> &'static str {
-    if addr.is_ipv4() { "IPv4" } else { "IPv6" }
+    if addr.is_ipv4() {
+        "IPv4"
+    } else {
+        "IPv6"
+    }
 }
 
 struct ListenerResource {
@@ -111,38 +125,69 @@ fn add_tcp(state: &Rc<RefCell<OpState>>, stream: TcpStream) -> Conn {
 
 fn add_unix(state: &Rc<RefCell<OpState>>, stream: UnixStream, path: String) -> Conn {
     let (rd, wr) = stream.into_split();
-    Conn { rid: add_stream(state, Box::new(rd), Box::new(wr)), local_address: path, ..Default::default() }
+    Conn {
+        rid: add_stream(state, Box::new(rd), Box::new(wr)),
+        local_address: path,
+        ..Default::default()
+    }
 }
 
-fn add_stream(state: &Rc<RefCell<OpState>>, rd: Box<dyn AsyncRead + Unpin>, wr: Box<dyn AsyncWrite + Unpin>) -> ResourceId {
-    let resource = StreamResource { rd: AsyncRefCell::new(rd), wr: AsyncRefCell::new(wr), cancel: CancelHandle::new() };
+fn add_stream(
+    state: &Rc<RefCell<OpState>>,
+    rd: Box<dyn AsyncRead + Unpin>,
+    wr: Box<dyn AsyncWrite + Unpin>,
+) -> ResourceId {
+    let resource = StreamResource {
+        rd: AsyncRefCell::new(rd),
+        wr: AsyncRefCell::new(wr),
+        cancel: CancelHandle::new(),
+    };
     state.borrow_mut().resource_table.add(resource)
 }
 
 fn stream(state: &Rc<RefCell<OpState>>, rid: ResourceId) -> Result<Rc<StreamResource>, JsErrorBox> {
-    state.borrow().resource_table.get::<StreamResource>(rid).map_err(JsErrorBox::from_err)
+    state
+        .borrow()
+        .resource_table
+        .get::<StreamResource>(rid)
+        .map_err(JsErrorBox::from_err)
 }
 
 /// Binds a TCP listener. An empty host means every interface (`::`, else `0.0.0.0`), as Node's
 /// `listen(port)` does.
 #[op2]
 #[serde]
-pub fn op_net_listen_tcp(state: &mut OpState, #[string] host: &str, #[smi] port: u32) -> Result<Conn, JsErrorBox> {
+pub fn op_net_listen_tcp(
+    state: &mut OpState,
+    #[string] host: &str,
+    #[smi] port: u32,
+) -> Result<Conn, JsErrorBox> {
     let port = port as u16;
     let candidates: Vec<SocketAddr> = if host.is_empty() {
-        vec![SocketAddr::from(([0u16; 8], port)), SocketAddr::from(([0u8; 4], port))]
+        vec![
+            SocketAddr::from(([0u16; 8], port)),
+            SocketAddr::from(([0u8; 4], port)),
+        ]
     } else {
-        let addrs = (host, port).to_socket_addrs().map_err(|e| dns_error(host, &e))?;
+        let addrs = (host, port)
+            .to_socket_addrs()
+            .map_err(|e| dns_error(host, &e))?;
         addrs.take(1).collect()
     };
     let mut last = None;
     for addr in candidates {
         match std::net::TcpListener::bind(addr) {
             Ok(std_listener) => {
-                std_listener.set_nonblocking(true).map_err(|e| listen_error(&e, &detail(&addr.ip().to_string(), port)))?;
-                let listener = TcpListener::from_std(std_listener).map_err(|e| listen_error(&e, ""))?;
+                std_listener
+                    .set_nonblocking(true)
+                    .map_err(|e| listen_error(&e, &detail(&addr.ip().to_string(), port)))?;
+                let listener =
+                    TcpListener::from_std(std_listener).map_err(|e| listen_error(&e, ""))?;
                 let local = listener.local_addr().map_err(|e| listen_error(&e, ""))?;
-                let rid = state.resource_table.add(ListenerResource { listener: Listener::Tcp(listener), cancel: CancelHandle::new() });
+                let rid = state.resource_table.add(ListenerResource {
+                    listener: Listener::Tcp(listener),
+                    cancel: CancelHandle::new(),
+                });
                 return Ok(Conn {
                     rid,
                     local_address: local.ip().to_string(),
@@ -154,36 +199,65 @@ pub fn op_net_listen_tcp(state: &mut OpState, #[string] host: &str, #[smi] port:
             Err(e) => last = Some((addr, e)),
         }
     }
-    let (addr, e) = last.ok_or_else(|| JsErrorBox::generic(format!("getaddrinfo ENOTFOUND {host}")))?;
+    let (addr, e) =
+        last.ok_or_else(|| JsErrorBox::generic(format!("getaddrinfo ENOTFOUND {host}")))?;
     Err(listen_error(&e, &detail(&addr.ip().to_string(), port)))
 }
 
 #[op2]
 #[serde]
 pub fn op_net_listen_unix(state: &mut OpState, #[string] path: String) -> Result<Conn, JsErrorBox> {
-    let std_listener = std::os::unix::net::UnixListener::bind(&path).map_err(|e| listen_error(&e, &format!(" {path}")))?;
-    std_listener.set_nonblocking(true).map_err(|e| listen_error(&e, &format!(" {path}")))?;
-    let listener = UnixListener::from_std(std_listener).map_err(|e| listen_error(&e, &format!(" {path}")))?;
-    let rid = state
-        .resource_table
-        .add(ListenerResource { listener: Listener::Unix(listener, PathBuf::from(&path)), cancel: CancelHandle::new() });
-    Ok(Conn { rid, local_address: path, ..Default::default() })
+    let std_listener = std::os::unix::net::UnixListener::bind(&path)
+        .map_err(|e| listen_error(&e, &format!(" {path}")))?;
+    std_listener
+        .set_nonblocking(true)
+        .map_err(|e| listen_error(&e, &format!(" {path}")))?;
+    let listener =
+        UnixListener::from_std(std_listener).map_err(|e| listen_error(&e, &format!(" {path}")))?;
+    let rid = state.resource_table.add(ListenerResource {
+        listener: Listener::Unix(listener, PathBuf::from(&path)),
+        cancel: CancelHandle::new(),
+    });
+    Ok(Conn {
+        rid,
+        local_address: path,
+        ..Default::default()
+    })
 }
 
 /// Waits for the next connection; rejects once the listener is closed.
 #[op2]
 #[serde]
-pub async fn op_net_accept(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) -> Result<Conn, JsErrorBox> {
-    let resource = state.borrow().resource_table.get::<ListenerResource>(rid).map_err(JsErrorBox::from_err)?;
+pub async fn op_net_accept(
+    state: Rc<RefCell<OpState>>,
+    #[smi] rid: ResourceId,
+) -> Result<Conn, JsErrorBox> {
+    let resource = state
+        .borrow()
+        .resource_table
+        .get::<ListenerResource>(rid)
+        .map_err(JsErrorBox::from_err)?;
     let cancel = RcRef::map(&resource, |r| &r.cancel);
     match &resource.listener {
         Listener::Tcp(l) => {
-            let (stream, _) = l.accept().try_or_cancel(cancel).await.map_err(|e| sys_error("accept", &e, ""))?;
+            let (stream, _) = l
+                .accept()
+                .try_or_cancel(cancel)
+                .await
+                .map_err(|e| sys_error("accept", &e, ""))?;
             Ok(add_tcp(&state, stream))
         }
         Listener::Unix(l, path) => {
-            let (stream, _) = l.accept().try_or_cancel(cancel).await.map_err(|e| sys_error("accept", &e, ""))?;
-            Ok(add_unix(&state, stream, path.to_string_lossy().into_owned()))
+            let (stream, _) = l
+                .accept()
+                .try_or_cancel(cancel)
+                .await
+                .map_err(|e| sys_error("accept", &e, ""))?;
+            Ok(add_unix(
+                &state,
+                stream,
+                path.to_string_lossy().into_owned(),
+            ))
         }
     }
 }
@@ -191,9 +265,15 @@ pub async fn op_net_accept(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) 
 /// Connects to the first address of `host` that accepts; the error names the last one tried.
 #[op2]
 #[serde]
-pub async fn op_net_connect_tcp(state: Rc<RefCell<OpState>>, #[string] host: String, #[smi] port: u32) -> Result<Conn, JsErrorBox> {
+pub async fn op_net_connect_tcp(
+    state: Rc<RefCell<OpState>>,
+    #[string] host: String,
+    #[smi] port: u32,
+) -> Result<Conn, JsErrorBox> {
     let port = port as u16;
-    let addrs = tokio::net::lookup_host((host.as_str(), port)).await.map_err(|e| dns_error(&host, &e))?;
+    let addrs = tokio::net::lookup_host((host.as_str(), port))
+        .await
+        .map_err(|e| dns_error(&host, &e))?;
     let mut last = None;
     for addr in addrs {
         match TcpStream::connect(addr).await {
@@ -201,45 +281,75 @@ pub async fn op_net_connect_tcp(state: Rc<RefCell<OpState>>, #[string] host: Str
             Err(e) => last = Some((addr, e)),
         }
     }
-    let (addr, e) = last.ok_or_else(|| JsErrorBox::generic(format!("getaddrinfo ENOTFOUND {host}")))?;
-    Err(sys_error("connect", &e, &detail(&addr.ip().to_string(), port)))
+    let (addr, e) =
+        last.ok_or_else(|| JsErrorBox::generic(format!("getaddrinfo ENOTFOUND {host}")))?;
+    Err(sys_error(
+        "connect",
+        &e,
+        &detail(&addr.ip().to_string(), port),
+    ))
 }
 
 #[op2]
 #[serde]
-pub async fn op_net_connect_unix(state: Rc<RefCell<OpState>>, #[string] path: String) -> Result<Conn, JsErrorBox> {
-    let stream = UnixStream::connect(&path).await.map_err(|e| sys_error("connect", &e, &format!(" {path}")))?;
+pub async fn op_net_connect_unix(
+    state: Rc<RefCell<OpState>>,
+    #[string] path: String,
+) -> Result<Conn, JsErrorBox> {
+    let stream = UnixStream::connect(&path)
+        .await
+        .map_err(|e| sys_error("connect", &e, &format!(" {path}")))?;
     Ok(add_unix(&state, stream, String::new()))
 }
 
 /// The next chunk (up to 64 KiB); empty at end of stream.
 #[op2]
 #[buffer]
-pub async fn op_net_read(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) -> Result<Vec<u8>, JsErrorBox> {
+pub async fn op_net_read(
+    state: Rc<RefCell<OpState>>,
+    #[smi] rid: ResourceId,
+) -> Result<Vec<u8>, JsErrorBox> {
     let resource = stream(&state, rid)?;
     let mut rd = RcRef::map(&resource, |r| &r.rd).borrow_mut().await;
     let cancel = RcRef::map(&resource, |r| &r.cancel);
     let mut buf = vec![0; 64 * 1024];
-    let n = rd.read(&mut buf).try_or_cancel(cancel).await.map_err(|e| sys_error("read", &e, ""))?;
+    let n = rd
+        .read(&mut buf)
+        .try_or_cancel(cancel)
+        .await
+        .map_err(|e| sys_error("read", &e, ""))?;
     buf.truncate(n);
     Ok(buf)
 }
 
 #[op2]
-pub async fn op_net_write(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId, #[buffer(copy)] data: Vec<u8>) -> Result<(), JsErrorBox> {
+pub async fn op_net_write(
+    state: Rc<RefCell<OpState>>,
+    #[smi] rid: ResourceId,
+    #[buffer(copy)] data: Vec<u8>,
+) -> Result<(), JsErrorBox> {
     let resource = stream(&state, rid)?;
     let mut wr = RcRef::map(&resource, |r| &r.wr).borrow_mut().await;
     let cancel = RcRef::map(&resource, |r| &r.cancel);
-    wr.write_all(&data).try_or_cancel(cancel).await.map_err(|e| sys_error("write", &e, ""))
+    wr.write_all(&data)
+        .try_or_cancel(cancel)
+        .await
+        .map_err(|e| sys_error("write", &e, ""))
 }
 
 /// Half-closes the write side (sends FIN).
 #[op2]
-pub async fn op_net_shutdown(state: Rc<RefCell<OpState>>, #[smi] rid: ResourceId) -> Result<(), JsErrorBox> {
+pub async fn op_net_shutdown(
+    state: Rc<RefCell<OpState>>,
+    #[smi] rid: ResourceId,
+) -> Result<(), JsErrorBox> {
     let resource = stream(&state, rid)?;
     let mut wr = RcRef::map(&resource, |r| &r.wr).borrow_mut().await;
     let cancel = RcRef::map(&resource, |r| &r.cancel);
-    wr.shutdown().try_or_cancel(cancel).await.map_err(|e| sys_error("shutdown", &e, ""))
+    wr.shutdown()
+        .try_or_cancel(cancel)
+        .await
+        .map_err(|e| sys_error("shutdown", &e, ""))
 }
 
 /// Closes a listener or stream; its pending ops reject. Closing twice is harmless.
@@ -254,7 +364,9 @@ pub fn op_net_close(state: &mut OpState, #[smi] rid: ResourceId) {
 #[op2]
 #[serde]
 pub async fn op_dns_lookup(#[string] host: String) -> Result<Vec<(String, u8)>, JsErrorBox> {
-    let addrs = tokio::net::lookup_host((host.as_str(), 0)).await.map_err(|e| dns_error(&host, &e))?;
+    let addrs = tokio::net::lookup_host((host.as_str(), 0))
+        .await
+        .map_err(|e| dns_error(&host, &e))?;
     let mut out: Vec<(String, u8)> = Vec::new();
     for addr in addrs {
         let entry = (addr.ip().to_string(), if addr.is_ipv4() { 4 } else { 6 });

@@ -40,12 +40,17 @@ pub struct MemoryDaemon {
 }
 
 fn arg<'v>(args: &'v Value, key: &str) -> SdkResult<&'v str> {
-    args.get(key).and_then(Value::as_str).ok_or_else(|| SdkError::Daemon(format!("Missing {key}")))
+    args.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| SdkError::Daemon(format!("Missing {key}")))
 }
 
 impl MemoryDaemon {
     pub fn new(listener: Option<CallListener>) -> Self {
-        MemoryDaemon { state: Mutex::default(), listener }
+        MemoryDaemon {
+            state: Mutex::default(),
+            listener,
+        }
     }
 
     pub fn state(&self) -> MemoryState {
@@ -59,12 +64,24 @@ impl MemoryDaemon {
     }
 
     pub fn push_timeline(&self, agent_id: &str, item: Value) {
-        self.state.lock().unwrap().timelines.entry(agent_id.into()).or_default().push(item);
+        self.state
+            .lock()
+            .unwrap()
+            .timelines
+            .entry(agent_id.into())
+            .or_default()
+            .push(item);
     }
 
     pub fn add_pending_permission(&self, agent_id: &str, request: Value) {
         let id = request["id"].as_str().unwrap_or_default().to_string();
-        self.state.lock().unwrap().pending_permissions.entry(agent_id.into()).or_default().insert(id, request);
+        self.state
+            .lock()
+            .unwrap()
+            .pending_permissions
+            .entry(agent_id.into())
+            .or_default()
+            .insert(id, request);
     }
 
     fn record(&self, caller: &Caller, method: &str, args: &Value) {
@@ -78,7 +95,13 @@ impl MemoryDaemon {
         });
     }
 
-    fn run<'a>(&'a self, caller: &'a Caller, method: &'static str, args: Value, f: impl FnOnce(&mut MemoryState, &Value) -> SdkResult + Send + 'a) -> SdkFuture<'a> {
+    fn run<'a>(
+        &'a self,
+        caller: &'a Caller,
+        method: &'static str,
+        args: Value,
+        f: impl FnOnce(&mut MemoryState, &Value) -> SdkResult + Send + 'a,
+    ) -> SdkFuture<'a> {
         Box::pin(async move {
             self.record(caller, method, &args);
             let mut state = self.state.lock().unwrap();
@@ -89,13 +112,20 @@ impl MemoryDaemon {
 
 fn agent_of<'s>(state: &'s mut MemoryState, args: &Value) -> SdkResult<&'s mut Value> {
     let id = arg(args, "agentId")?;
-    state.agents.get_mut(id).ok_or_else(|| SdkError::Daemon(format!("Agent not found: {id}")))
+    state
+        .agents
+        .get_mut(id)
+        .ok_or_else(|| SdkError::Daemon(format!("Agent not found: {id}")))
 }
 
 impl PaseoDaemon for MemoryDaemon {
     fn agents_list<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
         self.run(caller, "agents.list", args, |s, _| {
-            let entries: Vec<Value> = s.agents.values().map(|a| json!({ "agent": a, "project": null })).collect();
+            let entries: Vec<Value> = s
+                .agents
+                .values()
+                .map(|a| json!({ "agent": a, "project": null }))
+                .collect();
             Ok(json!({ "entries": entries, "pageInfo": { "hasMore": false, "nextCursor": null } }))
         })
     }
@@ -128,7 +158,10 @@ impl PaseoDaemon for MemoryDaemon {
 
     fn agents_get<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
         self.run(caller, "agents.get", args, |s, a| {
-            Ok(s.agents.get(arg(a, "agentId")?).map(|agent| json!({ "agent": agent, "project": null })).unwrap_or(Value::Null))
+            Ok(s.agents
+                .get(arg(a, "agentId")?)
+                .map(|agent| json!({ "agent": agent, "project": null }))
+                .unwrap_or(Value::Null))
         })
     }
 
@@ -142,21 +175,33 @@ impl PaseoDaemon for MemoryDaemon {
         })
     }
 
-    fn agents_respond_to_permission<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
+    fn agents_respond_to_permission<'a>(
+        &'a self,
+        caller: &'a Caller,
+        args: Value,
+    ) -> SdkFuture<'a> {
         self.run(caller, "agents.respondToPermission", args, |s, a| {
             let (agent, request) = (arg(a, "agentId")?, arg(a, "requestId")?);
             s.pending_permissions
                 .get_mut(agent)
                 .and_then(|p| p.remove(request))
                 .map(|_| Value::Null)
-                .ok_or_else(|| SdkError::Daemon(format!("Permission request {request} is not pending for agent {agent}")))
+                .ok_or_else(|| {
+                    SdkError::Daemon(format!(
+                        "Permission request {request} is not pending for agent {agent}"
+                    ))
+                })
         })
     }
 
     fn agents_timeline_fetch<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
         self.run(caller, "agents.timeline.fetch", args, |s, a| {
             agent_of(s, a)?;
-            let items = s.timelines.get(arg(a, "agentId")?).cloned().unwrap_or_default();
+            let items = s
+                .timelines
+                .get(arg(a, "agentId")?)
+                .cloned()
+                .unwrap_or_default();
             Ok(super::timeline_page(&items, &a["options"], "memory"))
         })
     }
@@ -171,7 +216,9 @@ impl PaseoDaemon for MemoryDaemon {
     }
 
     fn agents_reload<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
-        self.run(caller, "agents.reload", args, |s, a| agent_of(s, a).map(|_| Value::Null))
+        self.run(caller, "agents.reload", args, |s, a| {
+            agent_of(s, a).map(|_| Value::Null)
+        })
     }
 
     fn agents_archive<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
@@ -192,13 +239,22 @@ impl PaseoDaemon for MemoryDaemon {
 
     fn workspaces_list<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
         self.run(caller, "workspaces.list", args, |s, _| {
-            let entries: Vec<Value> = s.workspaces.values().map(|w| json!({ "workspace": w })).collect();
+            let entries: Vec<Value> = s
+                .workspaces
+                .values()
+                .map(|w| json!({ "workspace": w }))
+                .collect();
             Ok(json!({ "entries": entries, "pageInfo": { "hasMore": false, "nextCursor": null } }))
         })
     }
 
     fn workspaces_get<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
-        self.run(caller, "workspaces.get", args, |s, a| Ok(s.workspaces.get(arg(a, "workspaceId")?).cloned().unwrap_or(Value::Null)))
+        self.run(caller, "workspaces.get", args, |s, a| {
+            Ok(s.workspaces
+                .get(arg(a, "workspaceId")?)
+                .cloned()
+                .unwrap_or(Value::Null))
+        })
     }
 
     fn workspaces_create<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
@@ -215,22 +271,35 @@ impl PaseoDaemon for MemoryDaemon {
     fn workspaces_set_title<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
         self.run(caller, "workspaces.setTitle", args, |s, a| {
             let id = arg(a, "workspaceId")?;
-            let ws = s.workspaces.get_mut(id).ok_or_else(|| SdkError::Daemon(format!("Workspace not found: {id}")))?;
+            let ws = s
+                .workspaces
+                .get_mut(id)
+                .ok_or_else(|| SdkError::Daemon(format!("Workspace not found: {id}")))?;
             ws["name"] = a["title"].clone();
             Ok(ws.clone())
         })
     }
 
     fn projects_list<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
-        self.run(caller, "projects.list", args, |_, _| Ok(json!({ "entries": [] })))
+        self.run(caller, "projects.list", args, |_, _| {
+            Ok(json!({ "entries": [] }))
+        })
     }
 
     fn providers_snapshot<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
-        self.run(caller, "providers.snapshot", args, |_, _| Ok(json!({ "providers": [] })))
+        self.run(caller, "providers.snapshot", args, |_, _| {
+            Ok(json!({ "providers": [] }))
+        })
     }
 
     fn config_get<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
-        self.run(caller, "config.get", args, |s, _| Ok(if s.config.is_null() { json!({}) } else { s.config.clone() }))
+        self.run(caller, "config.get", args, |s, _| {
+            Ok(if s.config.is_null() {
+                json!({})
+            } else {
+                s.config.clone()
+            })
+        })
     }
 
     fn config_patch<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
@@ -246,6 +315,8 @@ impl PaseoDaemon for MemoryDaemon {
     }
 
     fn presence<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
-        self.run(caller, "presence", args, |_, _| Ok(json!({ "userPresent": false, "clients": [] })))
+        self.run(caller, "presence", args, |_, _| {
+            Ok(json!({ "userPresent": false, "clients": [] }))
+        })
     }
 }

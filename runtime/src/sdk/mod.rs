@@ -120,15 +120,25 @@ sdk_trait! {
 /// The daemon-enforced rules of `timeline.append`: only `type: "plugin"` rows, at most 64 KiB of
 /// `data`, stamped with the calling plugin; the same plugin and `id` replaces the earlier row.
 /// Returns the row's 1-based sequence number.
-pub fn append_plugin_row(timeline: &mut Vec<Value>, caller: &Caller, mut item: Value) -> SdkResult<usize> {
+pub fn append_plugin_row(
+    timeline: &mut Vec<Value>,
+    caller: &Caller,
+    mut item: Value,
+) -> SdkResult<usize> {
     if item["type"] != "plugin" {
-        return Err(SdkError::Daemon("Only plugin timeline items can be appended".into()));
+        return Err(SdkError::Daemon(
+            "Only plugin timeline items can be appended".into(),
+        ));
     }
     if item["data"].to_string().len() > 64 * 1024 {
-        return Err(SdkError::Daemon("Plugin timeline item data exceeds 64 KiB".into()));
+        return Err(SdkError::Daemon(
+            "Plugin timeline item data exceeds 64 KiB".into(),
+        ));
     }
     item["pluginId"] = Value::String(caller.plugin_id.clone());
-    let same = |i: &Value| i["type"] == "plugin" && i["pluginId"] == item["pluginId"] && i["id"] == item["id"];
+    let same = |i: &Value| {
+        i["type"] == "plugin" && i["pluginId"] == item["pluginId"] && i["id"] == item["id"]
+    };
     Ok(match timeline.iter().position(same) {
         Some(pos) => {
             timeline[pos] = item;
@@ -143,7 +153,10 @@ pub fn append_plugin_row(timeline: &mut Vec<Value>, caller: &Caller, mut item: V
 
 /// A tail page of a timeline: the last `options.limit` items with their sequence numbers.
 pub fn timeline_page(items: &[Value], options: &Value, epoch: &str) -> Value {
-    let limit = options["limit"].as_u64().map(|l| l as usize).unwrap_or(items.len());
+    let limit = options["limit"]
+        .as_u64()
+        .map(|l| l as usize)
+        .unwrap_or(items.len());
     let start = items.len().saturating_sub(limit);
     let entries: Vec<Value> = items[start..]
         .iter()

@@ -28,7 +28,11 @@ pub const MAX_CALL_BYTES: usize = 4 * 1024 * 1024;
 
 #[op2]
 #[string]
-pub async fn op_sdk_call(state: Rc<RefCell<OpState>>, #[string] method: String, #[string] args: String) -> Result<String, JsErrorBox> {
+pub async fn op_sdk_call(
+    state: Rc<RefCell<OpState>>,
+    #[string] method: String,
+    #[string] args: String,
+) -> Result<String, JsErrorBox> {
     let (daemon, caller, runtime) = {
         let state = state.borrow();
         let sdk = state.borrow::<SdkState>();
@@ -40,13 +44,19 @@ pub async fn op_sdk_call(state: Rc<RefCell<OpState>>, #[string] method: String, 
             args.len()
         )));
     }
-    let args: Value = serde_json::from_str(&args).map_err(|e| JsErrorBox::generic(format!("paseo.{method}: arguments are not JSON: {e}")))?;
+    let args: Value = serde_json::from_str(&args)
+        .map_err(|e| JsErrorBox::generic(format!("paseo.{method}: arguments are not JSON: {e}")))?;
     let call = async move { dispatch(&*daemon, &caller, &method, args).await };
     let result = match runtime {
-        Some(rt) => rt.spawn(call).await.map_err(|e| JsErrorBox::generic(format!("daemon call failed: {e}")))?,
+        Some(rt) => rt
+            .spawn(call)
+            .await
+            .map_err(|e| JsErrorBox::generic(format!("daemon call failed: {e}")))?,
         None => call.await,
     };
-    result.map(|v| v.to_string()).map_err(|e| JsErrorBox::generic(e.to_string()))
+    result
+        .map(|v| v.to_string())
+        .map_err(|e| JsErrorBox::generic(e.to_string()))
 }
 
 /// Starts (`on`) or ends delivery of daemon events on `topic` to this plugin.

@@ -20,13 +20,20 @@ const SETTINGS_UNAVAILABLE: &str = "Plugin settings storage is unavailable";
 const SECRETS_UNAVAILABLE: &str = "Plugin secret storage is unavailable";
 
 fn dir(state: &OpState, unavailable: &'static str) -> Result<PathBuf, JsErrorBox> {
-    state.borrow::<SdkState>().storage_dir.clone().ok_or_else(|| JsErrorBox::generic(unavailable))
+    state
+        .borrow::<SdkState>()
+        .storage_dir
+        .clone()
+        .ok_or_else(|| JsErrorBox::generic(unavailable))
 }
 
 pub fn revision_of(raw: Option<&[u8]>) -> String {
     match raw {
         None => "missing".into(),
-        Some(bytes) => Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect(),
+        Some(bytes) => Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
     }
 }
 
@@ -44,11 +51,26 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let name = path.file_name().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{} names no file", path.display())))?;
+    let name = path.file_name().ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} names no file", path.display()),
+        )
+    })?;
     create_private_dir_all(parent)?;
     let (tmp, mut file) = loop {
-        let tmp = parent.join(format!(".{}.{}.{}.tmp", name.to_string_lossy(), std::process::id(), TEMP_SEQ.fetch_add(1, Ordering::Relaxed)));
-        match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp) {
+        let tmp = parent.join(format!(
+            ".{}.{}.{}.tmp",
+            name.to_string_lossy(),
+            std::process::id(),
+            TEMP_SEQ.fetch_add(1, Ordering::Relaxed)
+        ));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)
+        {
             Ok(file) => break (tmp, file),
             // A leftover of an earlier process that had our pid: take the next number.
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -72,7 +94,10 @@ pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
 /// Creates `dir` and any missing parents 0700 (the mode is set at creation, never loosened
 /// after); an existing directory is left as it is.
 pub fn create_private_dir_all(dir: &Path) -> std::io::Result<()> {
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 /// The pid in a temp-file name `write_atomic` makes (`.<name>.<pid>.<n>.tmp`), or an older
@@ -95,14 +120,21 @@ pub fn temp_file_pid(file_name: &str) -> Option<u32> {
 /// Removes the temp files a killed writer left in `dir` (only names `write_atomic` makes, only
 /// of processes no longer running; not recursive). Returns the names removed.
 pub fn remove_stale_temp_files(dir: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return vec![] };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return vec![];
+    };
     let mut removed = vec![];
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = temp_file_pid(&name) else { continue };
+        let Some(pid) = temp_file_pid(&name) else {
+            continue;
+        };
         // Our own pid can only be an earlier process's: this runs before we write anything.
         let running = pid != std::process::id() && pid_is_running(pid);
-        if !running && entry.file_type().is_ok_and(|t| t.is_file()) && std::fs::remove_file(entry.path()).is_ok() {
+        if !running
+            && entry.file_type().is_ok_and(|t| t.is_file())
+            && std::fs::remove_file(entry.path()).is_ok()
+        {
             removed.push(name);
         }
     }
@@ -110,13 +142,21 @@ pub fn remove_stale_temp_files(dir: &Path) -> Vec<String> {
 }
 
 fn pid_is_running(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
     // SAFETY: signal 0 only checks that the process exists; nothing is sent.
-    pid > 0 && (unsafe { libc::kill(pid, 0) } == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+    pid > 0
+        && (unsafe { libc::kill(pid, 0) } == 0
+            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
 }
 
 fn settings_path(state: &OpState, id: &str) -> Result<PathBuf, JsErrorBox> {
-    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-') {
+    if id.is_empty()
+        || !id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+    {
         return Err(JsErrorBox::generic("Invalid settings ID"));
     }
     Ok(dir(state, SETTINGS_UNAVAILABLE)?.join(format!("{id}.json")))
@@ -130,12 +170,23 @@ pub struct StoredDocument {
 
 #[op2]
 #[serde]
-pub fn op_settings_read(state: &mut OpState, #[string] id: &str) -> Result<StoredDocument, JsErrorBox> {
+pub fn op_settings_read(
+    state: &mut OpState,
+    #[string] id: &str,
+) -> Result<StoredDocument, JsErrorBox> {
     let path = settings_path(state, id)?;
     match std::fs::read(&path) {
-        Ok(bytes) => Ok(StoredDocument { revision: revision_of(Some(&bytes)), raw: Some(String::from_utf8_lossy(&bytes).into_owned()) }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StoredDocument { raw: None, revision: revision_of(None) }),
-        Err(e) => Err(JsErrorBox::generic(format!("Cannot read settings {id}: {e}"))),
+        Ok(bytes) => Ok(StoredDocument {
+            revision: revision_of(Some(&bytes)),
+            raw: Some(String::from_utf8_lossy(&bytes).into_owned()),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StoredDocument {
+            raw: None,
+            revision: revision_of(None),
+        }),
+        Err(e) => Err(JsErrorBox::generic(format!(
+            "Cannot read settings {id}: {e}"
+        ))),
     }
 }
 
@@ -143,19 +194,29 @@ pub fn op_settings_read(state: &mut OpState, #[string] id: &str) -> Result<Store
 /// revision, or `null` on a conflict.
 #[op2]
 #[string]
-pub fn op_settings_write(state: &mut OpState, #[string] id: &str, #[string] raw: &str, #[string] expected: &str) -> Result<Option<String>, JsErrorBox> {
+pub fn op_settings_write(
+    state: &mut OpState,
+    #[string] id: &str,
+    #[string] raw: &str,
+    #[string] expected: &str,
+) -> Result<Option<String>, JsErrorBox> {
     let path = settings_path(state, id)?;
     let current = std::fs::read(&path).ok();
     if revision_of(current.as_deref()) != expected {
         return Ok(None);
     }
-    write_atomic(&path, raw.as_bytes()).map_err(|e| JsErrorBox::generic(format!("Cannot write settings {id}: {e}")))?;
+    write_atomic(&path, raw.as_bytes())
+        .map_err(|e| JsErrorBox::generic(format!("Cannot write settings {id}: {e}")))?;
     Ok(Some(revision_of(Some(raw.as_bytes()))))
 }
 
 /// Removes a settings document if the stored revision is still `expected`.
 #[op2(fast)]
-pub fn op_settings_delete(state: &mut OpState, #[string] id: &str, #[string] expected: &str) -> Result<bool, JsErrorBox> {
+pub fn op_settings_delete(
+    state: &mut OpState,
+    #[string] id: &str,
+    #[string] expected: &str,
+) -> Result<bool, JsErrorBox> {
     let path = settings_path(state, id)?;
     let current = std::fs::read(&path).ok();
     if revision_of(current.as_deref()) != expected {
@@ -164,7 +225,9 @@ pub fn op_settings_delete(state: &mut OpState, #[string] id: &str, #[string] exp
     match std::fs::remove_file(&path) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
-        Err(e) => Err(JsErrorBox::generic(format!("Cannot reset settings {id}: {e}"))),
+        Err(e) => Err(JsErrorBox::generic(format!(
+            "Cannot reset settings {id}: {e}"
+        ))),
     }
 }
 
@@ -175,7 +238,9 @@ fn secret_key(key: &str) -> Result<(), JsErrorBox> {
     if ok {
         Ok(())
     } else {
-        Err(JsErrorBox::generic(format!("Invalid plugin secret key: {key}")))
+        Err(JsErrorBox::generic(format!(
+            "Invalid plugin secret key: {key}"
+        )))
     }
 }
 
@@ -185,12 +250,15 @@ fn load_secrets(state: &OpState) -> Result<(PathBuf, BTreeMap<String, String>), 
     let path = dir.join("_secrets.json");
     let legacy = dir.join("secrets.json");
     if !path.exists() && legacy.exists() {
-        let bytes = std::fs::read(&legacy).map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?;
-        write_atomic(&path, &bytes).map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?;
+        let bytes = std::fs::read(&legacy)
+            .map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?;
+        write_atomic(&path, &bytes)
+            .map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?;
         let _ = std::fs::remove_file(&legacy);
     }
     let map = match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?,
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
         Err(e) => return Err(JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}"))),
     };
@@ -198,12 +266,16 @@ fn load_secrets(state: &OpState) -> Result<(PathBuf, BTreeMap<String, String>), 
 }
 
 fn save_secrets(path: &Path, map: &BTreeMap<String, String>) -> Result<(), JsErrorBox> {
-    write_atomic(path, serde_json::to_string_pretty(map).unwrap().as_bytes()).map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))
+    write_atomic(path, serde_json::to_string_pretty(map).unwrap().as_bytes())
+        .map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))
 }
 
 #[op2]
 #[string]
-pub fn op_secrets_get(state: &mut OpState, #[string] key: &str) -> Result<Option<String>, JsErrorBox> {
+pub fn op_secrets_get(
+    state: &mut OpState,
+    #[string] key: &str,
+) -> Result<Option<String>, JsErrorBox> {
     secret_key(key)?;
     Ok(load_secrets(state)?.1.get(key).cloned())
 }
@@ -215,7 +287,11 @@ pub fn op_secrets_keys(state: &mut OpState) -> Result<Vec<String>, JsErrorBox> {
 }
 
 #[op2(fast)]
-pub fn op_secrets_set(state: &mut OpState, #[string] key: &str, #[string] value: &str) -> Result<(), JsErrorBox> {
+pub fn op_secrets_set(
+    state: &mut OpState,
+    #[string] key: &str,
+    #[string] value: &str,
+) -> Result<(), JsErrorBox> {
     secret_key(key)?;
     let (path, mut map) = load_secrets(state)?;
     map.insert(key.to_string(), value.to_string());

@@ -25,17 +25,24 @@ use futures::Stream;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, HOST, ORIGIN, WWW_AUTHENTICATE};
+use hyper::header::{
+    HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, HOST, ORIGIN, WWW_AUTHENTICATE,
+};
 use hyper::http::request::Parts;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientJsonRpcMessage, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, ServerJsonRpcMessage, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientJsonRpcMessage, ContentBlock,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ServerJsonRpcMessage, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, LocalSessionManagerError, LocalSessionWorker};
-use rmcp::transport::streamable_http_server::session::{ServerSseMessage, SessionId, SessionManager};
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError, LocalSessionWorker,
+};
+use rmcp::transport::streamable_http_server::session::{
+    ServerSseMessage, SessionId, SessionManager,
+};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::transport::WorkerTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -93,8 +100,16 @@ pub struct AgentSecret(Arc<str>);
 impl AgentSecret {
     fn generate() -> std::io::Result<AgentSecret> {
         let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(format!("The OS random number generator failed: {e}")))?;
-        Ok(AgentSecret(bytes.iter().map(|b| format!("{b:02x}")).collect::<String>().into()))
+        getrandom::fill(&mut bytes).map_err(|e| {
+            std::io::Error::other(format!("The OS random number generator failed: {e}"))
+        })?;
+        Ok(AgentSecret(
+            bytes
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+                .into(),
+        ))
     }
 
     /// The token itself, for the provider's MCP configuration only.
@@ -113,7 +128,10 @@ impl AgentSecret {
         if token.len() != secret.len() {
             return false;
         }
-        let diff = secret.iter().zip(token).fold(0u8, |acc, (a, b)| acc | (a ^ b));
+        let diff = secret
+            .iter()
+            .zip(token)
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b));
         std::hint::black_box(diff) == 0
     }
 }
@@ -139,19 +157,40 @@ impl ServerHandler for AgentTools {
     }
 
     // rmcp fills in cache hints of ttl 0 / private, so clients do not keep a stale list.
-    async fn list_tools(&self, _: Option<PaginatedRequestParams>, _: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.host.agent_tools(&self.agent_id).into_iter().map(mcp_tool).collect()))
+    async fn list_tools(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.host
+                .agent_tools(&self.agent_id)
+                .into_iter()
+                .map(mcp_tool)
+                .collect(),
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.host.agent_tools(&self.agent_id).into_iter().find(|t| t.name == name).map(mcp_tool)
+        self.host
+            .agent_tools(&self.agent_id)
+            .into_iter()
+            .find(|t| t.name == name)
+            .map(mcp_tool)
     }
 
     /// Unknown tools are a JSON-RPC "invalid params" error (as the MCP spec shows for them);
     /// everything the tool itself reports, input validation included, is an `isError` result.
-    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
         let input = Value::Object(request.arguments.unwrap_or_default());
-        let session = context.extensions.get::<Parts>().and_then(|p| p.headers.get(SESSION_HEADER)?.to_str().ok());
+        let session = context
+            .extensions
+            .get::<Parts>()
+            .and_then(|p| p.headers.get(SESSION_HEADER)?.to_str().ok());
         let call = self.sessions.enter(session);
         let cancel = async {
             tokio::select! {
@@ -159,9 +198,15 @@ impl ServerHandler for AgentTools {
                 _ = call.token.cancelled() => {}
             }
         };
-        match self.host.call_tool(&self.agent_id, &request.name, input, cancel).await {
+        match self
+            .host
+            .call_tool(&self.agent_id, &request.name, input, cancel)
+            .await
+        {
             Ok(result) => Ok(mcp_result(result).into()),
-            Err(e @ ToolError::UnknownTool { .. }) => Err(ErrorData::invalid_params(e.to_string(), None)),
+            Err(e @ ToolError::UnknownTool { .. }) => {
+                Err(ErrorData::invalid_params(e.to_string(), None))
+            }
             // rmcp sends nothing for a request it was told to cancel; this only reaches a peer
             // whose connection closed.
             Err(e @ ToolError::Cancelled) => Err(ErrorData::internal_error(e.to_string(), None)),
@@ -181,7 +226,8 @@ fn mcp_tool(info: ToolInfo) -> Tool {
 }
 
 fn mcp_result(result: ToolResult) -> CallToolResult {
-    let mut out = CallToolResult::success(result.text.into_iter().map(ContentBlock::text).collect());
+    let mut out =
+        CallToolResult::success(result.text.into_iter().map(ContentBlock::text).collect());
     out.structured_content = result.structured_content;
     out.is_error = Some(result.is_error);
     out
@@ -255,12 +301,22 @@ struct CallGuard<'a> {
 }
 
 impl AgentSessions {
-    fn new(limits: Arc<McpLimits>, total: Arc<AtomicUsize>, revoked: CancellationToken) -> AgentSessions {
+    fn new(
+        limits: Arc<McpLimits>,
+        total: Arc<AtomicUsize>,
+        revoked: CancellationToken,
+    ) -> AgentSessions {
         let mut inner = LocalSessionManager::default();
         // Idle expiry is ours (it knows about running calls); rmcp's own only catches a session
         // whose worker outlived everything, and a call may run for TOOL_TIMEOUT.
         inner.session_config.keep_alive = Some(TOOL_TIMEOUT + Duration::from_secs(60));
-        AgentSessions { inner, limits, total, revoked, table: Mutex::default() }
+        AgentSessions {
+            inner,
+            limits,
+            total,
+            revoked,
+            table: Mutex::default(),
+        }
     }
 
     fn reserve(&self) -> Result<(), SessionLimit> {
@@ -269,7 +325,11 @@ impl AgentSessions {
             return Err(SessionLimit::PerAgent(self.limits.sessions_per_agent));
         }
         let max = self.limits.sessions_total;
-        self.total.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < max).then_some(n + 1)).map_err(|_| SessionLimit::Total(max))?;
+        self.total
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .map_err(|_| SessionLimit::Total(max))?;
         table.pending += 1;
         Ok(())
     }
@@ -282,7 +342,9 @@ impl AgentSessions {
 
     /// Drops the session from the table and cancels its calls; false if it was not there.
     fn forget(&self, id: &SessionId) -> bool {
-        let Some(activity) = self.table.lock().unwrap().open.remove(id) else { return false };
+        let Some(activity) = self.table.lock().unwrap().open.remove(id) else {
+            return false;
+        };
         activity.calls.cancel();
         self.total.fetch_sub(1, Ordering::SeqCst);
         true
@@ -294,13 +356,25 @@ impl AgentSessions {
 
     fn enter(&self, session: Option<&str>) -> CallGuard<'_> {
         // Stateless requests end with their HTTP exchange; rmcp cancels those itself.
-        let stateless = CallGuard { sessions: self, session: None, token: self.revoked.clone() };
-        let Some(id) = session.map(SessionId::from) else { return stateless };
+        let stateless = CallGuard {
+            sessions: self,
+            session: None,
+            token: self.revoked.clone(),
+        };
+        let Some(id) = session.map(SessionId::from) else {
+            return stateless;
+        };
         let mut table = self.table.lock().unwrap();
-        let Some(activity) = table.open.get_mut(&id) else { return stateless };
+        let Some(activity) = table.open.get_mut(&id) else {
+            return stateless;
+        };
         activity.running += 1;
         activity.last_active = Instant::now();
-        CallGuard { sessions: self, token: activity.calls.clone(), session: Some(id) }
+        CallGuard {
+            sessions: self,
+            token: activity.calls.clone(),
+            session: Some(id),
+        }
     }
 
     /// Closes the sessions that had no call running and no request for `session_idle`.
@@ -308,7 +382,12 @@ impl AgentSessions {
         let idle = self.limits.session_idle;
         let expired: Vec<SessionId> = {
             let table = self.table.lock().unwrap();
-            table.open.iter().filter(|(_, a)| a.running == 0 && a.last_active.elapsed() >= idle).map(|(id, _)| id.clone()).collect()
+            table
+                .open
+                .iter()
+                .filter(|(_, a)| a.running == 0 && a.last_active.elapsed() >= idle)
+                .map(|(id, _)| id.clone())
+                .collect()
         };
         for id in expired {
             let _ = self.close_session(&id).await;
@@ -341,7 +420,11 @@ impl SessionManager for AgentSessions {
         table.pending -= 1;
         match created {
             Ok((id, transport)) => {
-                let activity = Activity { last_active: Instant::now(), running: 0, calls: self.revoked.child_token() };
+                let activity = Activity {
+                    last_active: Instant::now(),
+                    running: 0,
+                    calls: self.revoked.child_token(),
+                };
                 table.open.insert(id.clone(), activity);
                 Ok((id, transport))
             }
@@ -352,7 +435,11 @@ impl SessionManager for AgentSessions {
         }
     }
 
-    async fn initialize_session(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<ServerJsonRpcMessage, SessionsError> {
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, SessionsError> {
         self.touch(id);
         Ok(self.inner.initialize_session(id, message).await?)
     }
@@ -366,22 +453,37 @@ impl SessionManager for AgentSessions {
         Ok(self.inner.close_session(id).await?)
     }
 
-    async fn create_stream(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionsError> {
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionsError> {
         self.touch(id);
         Ok(self.inner.create_stream(id, message).await?)
     }
 
-    async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), SessionsError> {
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), SessionsError> {
         self.touch(id);
         Ok(self.inner.accept_message(id, message).await?)
     }
 
-    async fn create_standalone_stream(&self, id: &SessionId) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionsError> {
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionsError> {
         self.touch(id);
         Ok(self.inner.create_standalone_stream(id).await?)
     }
 
-    async fn resume(&self, id: &SessionId, last_event_id: String) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionsError> {
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionsError> {
         self.touch(id);
         Ok(self.inner.resume(id, last_event_id).await?)
     }
@@ -414,16 +516,22 @@ type HttpBody = BoxBody<Bytes, Infallible>;
 
 /// A refusal with a JSON-RPC error body (MCP clients show its message).
 fn refuse(status: StatusCode, code: i32, message: &str) -> Response<HttpBody> {
-    let body = json!({ "jsonrpc": "2.0", "id": null, "error": { "code": code, "message": message } }).to_string();
+    let body =
+        json!({ "jsonrpc": "2.0", "id": null, "error": { "code": code, "message": message } })
+            .to_string();
     let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
     *response.status_mut() = status;
-    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }
 
 fn unauthorized(message: &str, challenge: &'static str) -> Response<HttpBody> {
     let mut response = refuse(StatusCode::UNAUTHORIZED, -32000, message);
-    response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+    response
+        .headers_mut()
+        .insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
     response
 }
 
@@ -443,11 +551,15 @@ fn loopback_authority(authority: &str, bound: IpAddr) -> bool {
         IpAddr::V4(ip) => ip.to_string(),
         IpAddr::V6(ip) => format!("[{ip}]"),
     };
-    ["127.0.0.1", "localhost", "[::1]", bound.as_str()].iter().any(|host| match authority.strip_prefix(host) {
-        Some("") => true,
-        Some(port) => port.strip_prefix(':').is_some_and(|p| (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit())),
-        None => false,
-    })
+    ["127.0.0.1", "localhost", "[::1]", bound.as_str()]
+        .iter()
+        .any(|host| match authority.strip_prefix(host) {
+            Some("") => true,
+            Some(port) => port.strip_prefix(':').is_some_and(|p| {
+                (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit())
+            }),
+            None => false,
+        })
 }
 
 /// The MCP specification asks servers to validate `Origin` against DNS rebinding: a page in a
@@ -455,12 +567,16 @@ fn loopback_authority(authority: &str, bound: IpAddr) -> bool {
 fn foreign_origin(headers: &HeaderMap, bound: IpAddr) -> bool {
     headers.get_all(ORIGIN).iter().any(|origin| {
         let origin = origin.to_str().unwrap_or_default();
-        !origin.strip_prefix("http://").is_some_and(|authority| loopback_authority(authority, bound))
+        !origin
+            .strip_prefix("http://")
+            .is_some_and(|authority| loopback_authority(authority, bound))
     })
 }
 
 fn foreign_host(headers: &HeaderMap, bound: IpAddr) -> bool {
-    headers.get(HOST).is_some_and(|host| !loopback_authority(host.to_str().unwrap_or_default(), bound))
+    headers
+        .get(HOST)
+        .is_some_and(|host| !loopback_authority(host.to_str().unwrap_or_default(), bound))
 }
 
 /// The token of `Authorization: Bearer <token>`.
@@ -468,28 +584,52 @@ fn bearer_token(headers: &HeaderMap) -> Option<&[u8]> {
     let value = headers.get(AUTHORIZATION)?.as_bytes();
     let space = value.iter().position(|b| *b == b' ')?;
     let (scheme, token) = value.split_at(space);
-    scheme.eq_ignore_ascii_case(b"Bearer").then(|| token.trim_ascii())
+    scheme
+        .eq_ignore_ascii_case(b"Bearer")
+        .then(|| token.trim_ascii())
 }
 
 async fn serve(shared: Arc<Shared>, request: Request<Incoming>) -> Response<HttpBody> {
     // Nothing is kept for a request refused here: grants are made by the embedder only.
     let headers = request.headers();
     if foreign_origin(headers, shared.bound) {
-        return refuse(StatusCode::FORBIDDEN, -32000, "Forbidden: the Origin header is not a loopback origin");
+        return refuse(
+            StatusCode::FORBIDDEN,
+            -32000,
+            "Forbidden: the Origin header is not a loopback origin",
+        );
     }
     if foreign_host(headers, shared.bound) {
-        return refuse(StatusCode::FORBIDDEN, -32000, "Forbidden: the Host header is not a loopback address");
+        return refuse(
+            StatusCode::FORBIDDEN,
+            -32000,
+            "Forbidden: the Host header is not a loopback address",
+        );
     }
     let Some(agent_id) = agent_of(request.uri().path()) else {
-        return refuse(StatusCode::NOT_FOUND, -32000, "Not Found: MCP endpoints are at /agents/<agentId>/mcp");
+        return refuse(
+            StatusCode::NOT_FOUND,
+            -32000,
+            "Not Found: MCP endpoints are at /agents/<agentId>/mcp",
+        );
     };
     let Some(grant) = shared.grants.lock().unwrap().get(&agent_id).cloned() else {
-        return refuse(StatusCode::NOT_FOUND, -32000, "Not Found: no open agent session serves plugin tools at this path");
+        return refuse(
+            StatusCode::NOT_FOUND,
+            -32000,
+            "Not Found: no open agent session serves plugin tools at this path",
+        );
     };
     match bearer_token(headers) {
-        None => return unauthorized("Unauthorized: this agent's MCP endpoint needs its Authorization: Bearer credential", "Bearer"),
+        None => return unauthorized(
+            "Unauthorized: this agent's MCP endpoint needs its Authorization: Bearer credential",
+            "Bearer",
+        ),
         Some(token) if !grant.secret.matches(token) => {
-            return unauthorized("Unauthorized: the bearer credential is not valid for this agent", "Bearer error=\"invalid_token\"");
+            return unauthorized(
+                "Unauthorized: the bearer credential is not valid for this agent",
+                "Bearer error=\"invalid_token\"",
+            );
         }
         Some(_) => {}
     }
@@ -512,12 +652,19 @@ async fn serve(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Http
 /// closed one gets 200 (some clients treat rmcp's 202 as a failure).
 async fn delete_session(grant: &Grant, headers: &HeaderMap) -> Response<HttpBody> {
     let Some(session) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
-        return refuse(StatusCode::BAD_REQUEST, -32000, "Bad Request: DELETE needs an Mcp-Session-Id header");
+        return refuse(
+            StatusCode::BAD_REQUEST,
+            -32000,
+            "Bad Request: DELETE needs an Mcp-Session-Id header",
+        );
     };
     if !grant.sessions.knows(session) {
         return refuse(StatusCode::NOT_FOUND, -32001, "Session not found");
     }
-    let _ = grant.sessions.close_session(&SessionId::from(session)).await;
+    let _ = grant
+        .sessions
+        .close_session(&SessionId::from(session))
+        .await;
     Response::new(Full::new(Bytes::new()).boxed())
 }
 
@@ -550,11 +697,16 @@ impl McpServer {
     }
 
     /// [`McpServer::start`] with other limits (tests use small ones).
-    pub async fn start_with(host: Arc<PluginHost>, addr: SocketAddr, limits: McpLimits) -> std::io::Result<McpServer> {
+    pub async fn start_with(
+        host: Arc<PluginHost>,
+        addr: SocketAddr,
+        limits: McpLimits,
+    ) -> std::io::Result<McpServer> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let stop = CancellationToken::new();
-        let mut config = StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
+        let mut config =
+            StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
         // rmcp accepts only loopback `Host` names by default; also accept the address bound.
         config.allowed_hosts.push(addr.ip().to_string());
         let shared = Arc::new(Shared {
@@ -569,10 +721,18 @@ impl McpServer {
         let task = tokio::spawn({
             let (shared, stop) = (shared.clone(), stop.clone());
             async move {
-                tokio::join!(accept_connections(listener, shared.clone(), stop.clone()), expire_idle_sessions(shared, stop));
+                tokio::join!(
+                    accept_connections(listener, shared.clone(), stop.clone()),
+                    expire_idle_sessions(shared, stop)
+                );
             }
         });
-        Ok(McpServer { addr, shared, stop: stop.drop_guard(), task })
+        Ok(McpServer {
+            addr,
+            shared,
+            stop: stop.drop_guard(),
+            task,
+        })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -581,7 +741,11 @@ impl McpServer {
 
     /// The URL an agent's provider (or any MCP client) uses for that agent's tools.
     pub fn agent_url(&self, agent_id: &str) -> String {
-        format!("http://{}/agents/{}/mcp", self.addr, percent_encode(agent_id))
+        format!(
+            "http://{}/agents/{}/mcp",
+            self.addr,
+            percent_encode(agent_id)
+        )
     }
 
     /// Admits an agent: from now on its URL answers requests that carry the returned secret as
@@ -591,13 +755,37 @@ impl McpServer {
     pub fn grant(&self, agent_id: &str) -> std::io::Result<AgentSecret> {
         let secret = AgentSecret::generate()?;
         let revoked = self.shared.config.cancellation_token.child_token();
-        let sessions = Arc::new(AgentSessions::new(self.shared.limits.clone(), self.shared.total_sessions.clone(), revoked.clone()));
-        let tools = AgentTools { host: self.shared.host.clone(), agent_id: agent_id.into(), sessions: sessions.clone() };
+        let sessions = Arc::new(AgentSessions::new(
+            self.shared.limits.clone(),
+            self.shared.total_sessions.clone(),
+            revoked.clone(),
+        ));
+        let tools = AgentTools {
+            host: self.shared.host.clone(),
+            agent_id: agent_id.into(),
+            sessions: sessions.clone(),
+        };
         // rmcp ties each session and stream to this token: revoking ends them.
-        let config = self.shared.config.clone().with_cancellation_token(revoked.clone());
-        let service = StreamableHttpService::new(move || Ok(tools.clone()), sessions.clone(), config);
-        let grant = Arc::new(Grant { secret: secret.clone(), service, sessions, revoked });
-        if let Some(old) = self.shared.grants.lock().unwrap().insert(agent_id.to_string(), grant) {
+        let config = self
+            .shared
+            .config
+            .clone()
+            .with_cancellation_token(revoked.clone());
+        let service =
+            StreamableHttpService::new(move || Ok(tools.clone()), sessions.clone(), config);
+        let grant = Arc::new(Grant {
+            secret: secret.clone(),
+            service,
+            sessions,
+            revoked,
+        });
+        if let Some(old) = self
+            .shared
+            .grants
+            .lock()
+            .unwrap()
+            .insert(agent_id.to_string(), grant)
+        {
             old.revoked.cancel();
         }
         Ok(secret)
@@ -617,7 +805,8 @@ impl McpServer {
         McpStats {
             agents: grants.len(),
             sessions: self.shared.total_sessions.load(Ordering::SeqCst),
-            connections: self.shared.limits.connections - self.shared.connections.available_permits(),
+            connections: self.shared.limits.connections
+                - self.shared.connections.available_permits(),
         }
     }
 
@@ -627,7 +816,10 @@ impl McpServer {
         drop(stop);
         // Graceful shutdown waits for open connections; a client that keeps one open idle
         // must not hold the daemon up.
-        if tokio::time::timeout(Duration::from_secs(5), &mut task).await.is_err() {
+        if tokio::time::timeout(Duration::from_secs(5), &mut task)
+            .await
+            .is_err()
+        {
             task.abort();
         }
     }
@@ -635,7 +827,11 @@ impl McpServer {
 
 /// The accept loop: at most `limits.connections` connections, each served by hyper with a
 /// header-read timeout (axum's `serve` cannot set one).
-async fn accept_connections(listener: tokio::net::TcpListener, shared: Arc<Shared>, stop: CancellationToken) {
+async fn accept_connections(
+    listener: tokio::net::TcpListener,
+    shared: Arc<Shared>,
+    stop: CancellationToken,
+) {
     let mut failing = false;
     loop {
         let accepted = tokio::select! {
@@ -644,7 +840,14 @@ async fn accept_connections(listener: tokio::net::TcpListener, shared: Arc<Share
         };
         let stream = match accepted {
             Ok((stream, _)) => stream,
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset) => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset
+                ) =>
+            {
+                continue
+            }
             Err(e) => {
                 if !failing {
                     tracing::warn!("MCP server cannot accept connections: {e}");
@@ -662,7 +865,9 @@ async fn accept_connections(listener: tokio::net::TcpListener, shared: Arc<Share
         let (shared, stop) = (shared.clone(), stop.clone());
         tokio::spawn(async move {
             let mut builder = hyper::server::conn::http1::Builder::new();
-            builder.timer(TokioTimer::new()).header_read_timeout(shared.limits.header_timeout);
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(shared.limits.header_timeout);
             let service = hyper::service::service_fn(move |request| {
                 let shared = shared.clone();
                 async move { Ok::<_, Infallible>(serve(shared, request).await) }
@@ -681,7 +886,10 @@ async fn accept_connections(listener: tokio::net::TcpListener, shared: Arc<Share
     }
     // Stop listening, then let the connections finish (`shutdown` waits up to 5 s for this).
     drop(listener);
-    let _ = shared.connections.acquire_many(shared.limits.connections as u32).await;
+    let _ = shared
+        .connections
+        .acquire_many(shared.limits.connections as u32)
+        .await;
 }
 
 /// Over the connection limit: a 503 written without waiting (the socket is fresh, so its send
@@ -699,7 +907,8 @@ fn refuse_connection(stream: tokio::net::TcpStream, limit: usize) {
 }
 
 async fn expire_idle_sessions(shared: Arc<Shared>, stop: CancellationToken) {
-    let tick = (shared.limits.session_idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(30));
+    let tick =
+        (shared.limits.session_idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(30));
     loop {
         tokio::select! {
             _ = tokio::time::sleep(tick) => {}
@@ -717,7 +926,9 @@ fn percent_encode(segment: &str) -> String {
     segment
         .bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
             _ => format!("%{b:02X}"),
         })
         .collect()

@@ -33,7 +33,11 @@ pub struct ToolResult {
 
 impl ToolResult {
     pub fn error(text: impl Into<String>) -> Self {
-        ToolResult { text: Some(text.into()), structured_content: None, is_error: true }
+        ToolResult {
+            text: Some(text.into()),
+            structured_content: None,
+            is_error: true,
+        }
     }
 }
 
@@ -107,11 +111,24 @@ impl Sessions {
                     plugin: t["plugin"].as_str()?.to_string(),
                 };
                 // Schemas come from zod's converter; one that does not compile validates nothing.
-                let validator = jsonschema::options().should_validate_formats(false).build(&info.input_schema).ok()?;
-                Some(ToolEntry { info, validator: Arc::new(validator) })
+                let validator = jsonschema::options()
+                    .should_validate_formats(false)
+                    .build(&info.input_schema)
+                    .ok()?;
+                Some(ToolEntry {
+                    info,
+                    validator: Arc::new(validator),
+                })
             })
             .collect();
-        self.0.lock().unwrap().insert(agent_id, Session { agent, tools, stale: false });
+        self.0.lock().unwrap().insert(
+            agent_id,
+            Session {
+                agent,
+                tools,
+                stale: false,
+            },
+        );
     }
 
     pub fn mark_all_stale(&self) {
@@ -124,13 +141,27 @@ impl Sessions {
 impl PluginHost {
     /// The plugin tools attached to an agent by its latest session opening.
     pub fn agent_tools(&self, agent_id: &str) -> Vec<ToolInfo> {
-        self.sessions.0.lock().unwrap().get(agent_id).map(|s| s.tools.iter().map(|t| t.info.clone()).collect()).unwrap_or_default()
+        self.sessions
+            .0
+            .lock()
+            .unwrap()
+            .get(agent_id)
+            .map(|s| s.tools.iter().map(|t| t.info.clone()).collect())
+            .unwrap_or_default()
     }
 
     /// Open sessions that must reopen before their next idle prompt (a plugin declaring
     /// `agent.open.before` was started, stopped or reloaded since they opened).
     pub fn stale_sessions(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self.sessions.0.lock().unwrap().iter().filter(|(_, s)| s.stale).map(|(id, _)| id.clone()).collect();
+        let mut ids: Vec<String> = self
+            .sessions
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, s)| s.stale)
+            .map(|(id, _)| id.clone())
+            .collect();
         ids.sort();
         ids
     }
@@ -138,12 +169,23 @@ impl PluginHost {
     /// The agent's session closed: its tools disappear, and the plugins forget them.
     pub async fn close_session(&self, agent_id: &str) {
         let plugins: Vec<String> = match self.sessions.0.lock().unwrap().remove(agent_id) {
-            Some(session) => session.tools.iter().map(|t| t.info.plugin.clone()).collect(),
+            Some(session) => session
+                .tools
+                .iter()
+                .map(|t| t.info.plugin.clone())
+                .collect(),
             None => return,
         };
         for plugin in plugins {
             if let Some(iso) = self.isolate(&plugin) {
-                let _ = iso.call(CallKind::ReleaseTools { agent_id: agent_id.to_string() }, Duration::from_secs(5)).await;
+                let _ = iso
+                    .call(
+                        CallKind::ReleaseTools {
+                            agent_id: agent_id.to_string(),
+                        },
+                        Duration::from_secs(5),
+                    )
+                    .await;
             }
         }
     }
@@ -152,13 +194,30 @@ impl PluginHost {
     /// before any plugin code runs (schema issues come back as a tool error), then zod parses
     /// it inside the plugin and `execute(input, { agent, paseo, signal })` runs there. When
     /// `cancel` completes first, the call's signal is aborted and the result dropped.
-    pub async fn call_tool(&self, agent_id: &str, name: &str, input: Value, cancel: impl Future<Output = ()>) -> Result<ToolResult, ToolError> {
+    pub async fn call_tool(
+        &self,
+        agent_id: &str,
+        name: &str,
+        input: Value,
+        cancel: impl Future<Output = ()>,
+    ) -> Result<ToolResult, ToolError> {
         let (plugin, validator, agent) = {
             let sessions = self.sessions.0.lock().unwrap();
-            let unknown = || ToolError::UnknownTool { agent: agent_id.into(), name: name.into() };
+            let unknown = || ToolError::UnknownTool {
+                agent: agent_id.into(),
+                name: name.into(),
+            };
             let session = sessions.get(agent_id).ok_or_else(unknown)?;
-            let entry = session.tools.iter().find(|t| t.info.name == name).ok_or_else(unknown)?;
-            (entry.info.plugin.clone(), entry.validator.clone(), session.agent.clone())
+            let entry = session
+                .tools
+                .iter()
+                .find(|t| t.info.name == name)
+                .ok_or_else(unknown)?;
+            (
+                entry.info.plugin.clone(),
+                entry.validator.clone(),
+                session.agent.clone(),
+            )
         };
         let issues: Vec<String> = validator
             .iter_errors(&input)
@@ -166,17 +225,29 @@ impl PluginHost {
             .map(|e| format!("{}: {e}", field_path(e.instance_path().as_str())))
             .collect();
         if !issues.is_empty() {
-            return Ok(ToolResult::error(format!("Invalid input for tool {name}: {}", issues.join("; "))));
+            return Ok(ToolResult::error(format!(
+                "Invalid input for tool {name}: {}",
+                issues.join("; ")
+            )));
         }
         let Some(iso) = self.isolate(&plugin) else {
-            return Ok(ToolResult::error(format!("Plugin is not available: {plugin}")));
+            return Ok(ToolResult::error(format!(
+                "Plugin is not available: {plugin}"
+            )));
         };
-        let payload = json!({ "agentId": agent_id, "name": name, "input": input, "agent": agent }).to_string();
-        let outcome = iso.call_until(CallKind::Tool { input: payload }, TOOL_TIMEOUT, cancel).await;
+        let payload = json!({ "agentId": agent_id, "name": name, "input": input, "agent": agent })
+            .to_string();
+        let outcome = iso
+            .call_until(CallKind::Tool { input: payload }, TOOL_TIMEOUT, cancel)
+            .await;
         let mut result: ToolResult = match outcome {
-            Ok(json) => serde_json::from_str(&json).unwrap_or_else(|e| ToolResult::error(format!("Tool {name} returned an invalid result: {e}"))),
+            Ok(json) => serde_json::from_str(&json).unwrap_or_else(|e| {
+                ToolResult::error(format!("Tool {name} returned an invalid result: {e}"))
+            }),
             Err(CallError::Cancelled) => return Err(ToolError::Cancelled),
-            Err(CallError::TimedOut) => ToolResult::error(format!("Tool {name} timed out after 10 minutes")),
+            Err(CallError::TimedOut) => {
+                ToolResult::error(format!("Tool {name} timed out after 10 minutes"))
+            }
             Err(CallError::Failed(m) | CallError::Stopped(m)) => ToolResult::error(m),
         };
         // The model reads text: structured results without text are shown as JSON.
