@@ -136,7 +136,7 @@ fn stderr_logs() -> HostOptions {
 
 fn throwaway_host() -> (HostOptions, Arc<MemoryDaemon>) {
     // Created private here, before the QuickJS layer would make it with the umask's modes.
-    let _ = paseo_plugin_runtime::sdk::storage::create_private_dir_all(
+    let _ = paseo_plugin_runtime::private_files::create_private_dir_all(
         &paseo_home().join("cache/quickjs-bytecode"),
     );
     let sdk_log: paseo_plugin_runtime::sdk::memory::CallListener =

@@ -973,3 +973,31 @@ fn a_call_input_past_the_heap_room_fails_that_call_and_the_plugin_carries_on() {
         host.shutdown().await;
     });
 }
+
+// `Limits::stop_timeout` bounds the plugin's cleanup, in both directions: a longer one lets a
+// slow cleanup finish (the default 2 s would cut this one off), a shorter one cuts it off.
+#[test]
+fn the_stop_timeout_of_a_plugin_bounds_its_cleanup() {
+    runtime().block_on(async {
+        let host = host_with(Limits::default());
+        for (id, stop_ms, finished) in [("patient", 5_000, true), ("hasty", 200, false)] {
+            let limits = Limits {
+                stop_timeout: Duration::from_millis(stop_ms),
+                ..Limits::default()
+            };
+            host.load_with(&fixture("stop-timeout"), Some(id), Some(limits))
+                .await
+                .unwrap();
+            host.stop(id).await.unwrap();
+            let lines = log_lines(&host, id);
+            assert!(lines.iter().any(|l| l == "cleanup started"), "{lines:?}");
+            assert_eq!(
+                lines.iter().any(|l| l == "cleanup finished"),
+                finished,
+                "{id}: {lines:?}"
+            );
+            assert_eq!(lines.last().unwrap(), "[paseo] Plugin stopped");
+        }
+        host.shutdown().await;
+    });
+}

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use paseo_plugin_runtime::hooks::types::*;
-use paseo_plugin_runtime::host::logs::{now_iso, LogEntry};
 use paseo_plugin_runtime::host::manifest::check_plugin_id;
+use paseo_plugin_runtime::logs::{now_iso, LogEntry};
 use paseo_plugin_runtime::sdk::{Caller, PaseoDaemon, SdkError, SdkFuture};
 use paseo_plugin_runtime::tools::mcp::{AgentSecret, REDACTED_AUTHORIZATION, SERVER_NAME};
 use paseo_plugin_runtime::{HostOptions, OpenContext, PluginHost, PluginStatus};

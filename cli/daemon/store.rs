@@ -24,9 +24,10 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use paseo_plugin_runtime::sdk::storage::{
-    create_private_dir_all, remove_stale_temp_files, revision_of, sync_dir, write_atomic,
+use paseo_plugin_runtime::private_files::{
+    create_private_dir_all, remove_stale_temp_files, sync_dir, write_atomic,
 };
+use paseo_plugin_runtime::sdk::storage::revision_of;
 
 /// The folders the daemon keeps in its home, created 0700: plugin settings and secrets, the
 /// bytecode of plugin code, agents' worktrees and timelines are for the owner's eyes only.

@@ -1,23 +1,30 @@
 //! The Paseo plugin engine: runs each plugin's unchanged `index.server.ts` in its own
 //! JavaScript isolate and dispatches Paseo's hooks to it.
 //!
-//! - [`engine`]: isolates (one thread each), the module loader, transpiling, limits.
-//! - [`hooks`]: the hook catalogue (data), validation, dispatch rules.
-//! - [`host`]: plugin lifecycle (`PluginHost`), manifests, logs.
-//! - [`node`]: the Rust side of the `node:` builtins.
-//! - [`tools`]: agent tools attached in `agent.open.before`, called by agents (and over MCP).
-//! - [`sdk`]: the daemon trait behind `context.paseo`, and an in-memory daemon.
+//! The layers, each using only the ones above it:
+//! - [`logs`], [`private_files`]: plugins' log tails; files for the owner's eyes only (leaves).
+//! - [`hooks`]: the hook catalogue and the typed payloads, validation: pure data.
+//! - [`engine`]: isolates (one thread each), the module loader, transpiling, limits. It runs
+//!   the capabilities it is handed and names none of them.
+//! - [`node`], [`sdk`]: capabilities (ops, their state, their JS): the `node:` builtins, and
+//!   `context.paseo` with settings and secrets.
+//! - [`tools`]: the agent tools attached in `agent.open.before`, and their MCP endpoint.
+//! - [`host`]: what a daemon embeds (`PluginHost`): standby isolates, plugin lifecycle, and
+//!   dispatch of hooks, RPC, tools and events into plugins.
 
 pub mod engine;
 pub mod hooks;
 pub mod host;
+pub mod logs;
 pub mod node;
+pub mod private_files;
 pub mod sdk;
 pub mod tools;
 
 pub use engine::{Limits, Registrations};
+pub use hooks::types::OpenContext;
 pub use hooks::HookError;
-pub use host::logs::{LogEntry, Stream};
-pub use host::{HostOptions, OpenContext, PluginHost, PluginInfo, PluginStatus, PASEO_VERSION};
+pub use host::{HostOptions, PluginHost, PluginInfo, PluginStatus, PASEO_VERSION};
+pub use logs::{LogEntry, Stream};
 pub use sdk::{memory::MemoryDaemon, Caller, PaseoDaemon, SdkError};
 pub use tools::{ToolError, ToolInfo, ToolResult};

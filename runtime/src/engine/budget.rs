@@ -14,7 +14,9 @@
 use deno_core::{v8, OpState};
 use deno_error::JsErrorBox;
 
-use super::ActorState;
+use std::sync::Arc;
+
+use super::{ActorState, PluginShared};
 
 /// Values up to this size are returned without measuring the heap (see the module comment): an
 /// eighth of a 2 MiB cap, less than any plugin boots in.
@@ -59,7 +61,7 @@ pub(crate) fn heap_room(scope: &mut v8::PinScope, state: &OpState) -> HeapRoom {
     HeapRoom {
         bytes: st.heap_bytes.saturating_sub(used).min(IO_MAX),
         cap: st.heap_bytes,
-        plugin: st.shared.id.clone(),
+        plugin: state.borrow::<Arc<PluginShared>>().id.clone(),
     }
 }
 
@@ -101,8 +103,9 @@ pub(crate) fn contain<T>(
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
+            let id = &state.borrow::<Arc<PluginShared>>().id;
+            let reason = format!("Plugin {id} crashed in {op}: {text}");
             let st = state.borrow_mut::<ActorState>();
-            let reason = format!("Plugin {} crashed in {op}: {text}", st.shared.id);
             st.crashed.get_or_insert(reason.clone());
             if let Some(handle) = state.try_borrow::<v8::IsolateHandle>() {
                 handle.terminate_execution();
@@ -119,7 +122,7 @@ mod tests {
 
     use super::*;
     use crate::engine::{ActorState, PluginShared, Watchdog};
-    use crate::host::logs::LogTail;
+    use crate::logs::LogTail;
 
     // No op panics through the public API any more (the last one, spawnSync's timeout past what
     // a Duration holds, is fixed); this is the guard for the next one.
@@ -134,8 +137,8 @@ mod tests {
         ));
         let mut state = OpState::new(None);
         let watchdog = Rc::new(Watchdog::start("panicky", handle.clone()));
+        state.put(shared);
         state.put(ActorState::new(
-            shared,
             1 << 20,
             std::time::Duration::from_secs(1),
             watchdog,

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use deno_core::{JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::host::logs::{LogTail, Stream};
+use crate::logs::{LogTail, Stream};
 pub use ops::Registrations;
 use watchdog::Watchdog;
 
@@ -68,10 +68,13 @@ impl Default for Limits {
     }
 }
 
-/// What the isolate knows about its plugin, shared with the host.
+/// What the isolate knows about its plugin, shared with the host. Capabilities' ops find it in
+/// `OpState` as `Arc<PluginShared>` (a standby's is a stand-in until it is bound).
 pub struct PluginShared {
     pub id: String,
     pub dir: PathBuf,
+    /// `<settings directory>/<plugin id>`, if the host keeps settings and secrets.
+    pub storage_dir: Option<PathBuf>,
     pub logs: Arc<LogTail>,
     pub registrations: Mutex<Registrations>,
     /// Set once the isolate is gone for good (heap cap, panic, engine failure), with the reason.
@@ -89,6 +92,7 @@ impl PluginShared {
         PluginShared {
             id: id.into(),
             dir,
+            storage_dir: None,
             logs,
             registrations: Mutex::default(),
             fatal: Mutex::default(),
@@ -98,16 +102,22 @@ impl PluginShared {
     }
 }
 
-/// Why a call into the plugin did not produce a value.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a call into the plugin did not produce a value. `Display` gives the plugin's message,
+/// the reason it stopped, or a generic text for the other two; a caller whose kind of call has
+/// a documented timeout text (`Plugin RPC timed out: <id>.invoke`, …) matches `TimedOut` first.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
     /// The plugin's code threw or rejected; the message only.
+    #[error("{0}")]
     Failed(String),
     /// The deadline passed; the invocation's signal was aborted.
+    #[error("The call timed out")]
     TimedOut,
     /// The isolate is gone (unloaded, crashed, heap cap); the reason.
+    #[error("{0}")]
     Stopped(String),
     /// The caller cancelled the call.
+    #[error("The call was cancelled")]
     Cancelled,
 }
 
@@ -167,6 +177,10 @@ pub struct Isolate {
     spin: Duration,
 }
 
+/// Makes one isolate's capability extensions (ops and the state they keep), on the isolate's
+/// thread: deno_core extensions are built for one runtime each.
+pub type Extensions = Arc<dyn Fn() -> Vec<deno_core::Extension> + Send + Sync>;
+
 /// What every isolate of a host shares, known before a plugin is chosen: a standby isolate
 /// boots from this alone.
 #[derive(Clone)]
@@ -174,9 +188,9 @@ pub struct EngineConfig {
     pub host_js_dir: PathBuf,
     /// Heap cap of the isolate (fixed when the isolate is created).
     pub heap_bytes: usize,
-    pub daemon: Arc<dyn crate::sdk::PaseoDaemon>,
-    /// The daemon's runtime, where SDK calls run.
-    pub runtime: Option<tokio::runtime::Handle>,
+    /// The capabilities every isolate runs beside the engine's own (`node:` builtins,
+    /// `context.paseo`, …): the host's choice.
+    pub extensions: Extensions,
     /// Host-provided package modules to evaluate while booting (see `PluginShared::host_packages`).
     pub preload: Vec<ModuleSpecifier>,
     /// How long the isolate's thread, and a caller waiting for an answer, keep looking before
@@ -188,8 +202,6 @@ pub struct EngineConfig {
 pub struct Binding {
     pub shared: Arc<PluginShared>,
     pub limits: Limits,
-    /// `<settings directory>/<plugin id>`, if the host keeps settings and secrets.
-    pub storage_dir: Option<PathBuf>,
 }
 
 /// An isolate booted (or booting) on its own thread with the engine and the host's JS, but no
@@ -528,7 +540,6 @@ impl HostCommand {
 /// The state ops reach through `OpState`.
 pub(crate) struct ActorState {
     pub commands: Vec<HostCommand>,
-    pub shared: Arc<PluginShared>,
     pub pending: HashMap<u32, Pending>,
     pub stop_settled: bool,
     /// The isolate's heap cap (`budget::heap_room` measures against it).
@@ -545,15 +556,9 @@ pub(crate) struct ActorState {
 
 impl ActorState {
     /// An actor's state with no call queued or pending.
-    pub fn new(
-        shared: Arc<PluginShared>,
-        heap_bytes: usize,
-        turn_timeout: Duration,
-        watchdog: Rc<Watchdog>,
-    ) -> ActorState {
+    pub fn new(heap_bytes: usize, turn_timeout: Duration, watchdog: Rc<Watchdog>) -> ActorState {
         ActorState {
             commands: Vec::new(),
-            shared,
             pending: HashMap::new(),
             stop_settled: false,
             heap_bytes,
@@ -654,16 +659,10 @@ impl Actor {
         let heap = engine.heap_bytes;
         let mut js = JsRuntime::try_new(RuntimeOptions {
             module_loader: Some(loader.clone()),
-            extensions: vec![
-                ops::paseo_host::init(),
-                crate::node::paseo_node::init(),
-                crate::node::crypto::paseo_crypto::init(),
-                crate::node::child_process::paseo_child_process::init(),
-                crate::node::net::paseo_net::init(),
-                crate::node::fetch::paseo_fetch::init(),
-                crate::sdk::ops::paseo_sdk::init(),
-                host_js::lazy_extension(),
-            ],
+            extensions: std::iter::once(ops::paseo_host::init())
+                .chain((engine.extensions)())
+                .chain([host_js::lazy_extension()])
+                .collect(),
             create_params: Some(deno_core::v8::CreateParams::default().heap_limits(0, heap)),
             ..Default::default()
         })
@@ -687,22 +686,14 @@ impl Actor {
         }
         let watchdog = Rc::new(Watchdog::start("plugin:standby", handle.clone()));
         let state = js.op_state();
+        state.borrow_mut().put(shared.clone());
         state.borrow_mut().put(ActorState::new(
-            shared.clone(),
             heap,
             Limits::default().turn_timeout,
             watchdog.clone(),
         ));
         state.borrow_mut().put(handle);
         state.borrow_mut().put(loader.clone());
-        state.borrow_mut().put(crate::sdk::ops::SdkState {
-            daemon: engine.daemon,
-            caller: crate::sdk::Caller {
-                plugin_id: shared.id.clone(),
-            },
-            runtime: engine.runtime,
-            storage_dir: None,
-        });
         let mut actor = Actor {
             js,
             watchdog,
@@ -733,25 +724,15 @@ impl Actor {
 
     /// Gives the booted isolate its plugin: identity, folder, limits, storage and thread names.
     fn bind(&mut self, binding: Binding) {
-        let Binding {
-            shared,
-            limits,
-            storage_dir,
-        } = binding;
+        let Binding { shared, limits } = binding;
         self.watchdog
             .rename(&format!("plugin:{}:watchdog", shared.id));
         let mut state = self.state.borrow_mut();
         state
             .borrow::<Rc<modules::PluginModuleLoader>>()
             .bind(shared.dir.clone(), shared.host_packages.clone());
-        let sdk = state.borrow_mut::<crate::sdk::ops::SdkState>();
-        sdk.caller = crate::sdk::Caller {
-            plugin_id: shared.id.clone(),
-        };
-        sdk.storage_dir = storage_dir;
-        let st = state.borrow_mut::<ActorState>();
-        st.shared = shared.clone();
-        st.turn_timeout = limits.turn_timeout;
+        state.put(shared.clone());
+        state.borrow_mut::<ActorState>().turn_timeout = limits.turn_timeout;
         drop(state);
         self.limits = Limits {
             heap_bytes: self.limits.heap_bytes,

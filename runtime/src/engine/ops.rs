@@ -6,10 +6,12 @@ use deno_error::JsErrorBox;
 use serde::{Deserialize, Serialize};
 
 use super::modules::PluginModuleLoader;
-use super::{ActorState, CallError};
+use std::sync::Arc;
+
+use super::{ActorState, CallError, PluginShared};
 use crate::hooks::catalogue::catalogue;
 use crate::hooks::validate;
-use crate::host::logs::Stream;
+use crate::logs::Stream;
 
 /// What a plugin registered, as it reports it after every change.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -46,14 +48,10 @@ fn op_hook_catalogue() -> String {
 #[string]
 fn op_host_plugin_info(state: &mut OpState) -> String {
     // `server.dataDirectory`: the plugin's own folder next to its settings, when the host keeps one.
-    let data = state
-        .borrow::<crate::sdk::ops::SdkState>()
-        .storage_dir
-        .as_ref()
-        .map(|d| d.join("data"));
-    let data = data.filter(|d| crate::sdk::storage::create_private_dir_all(d).is_ok());
-    let st = state.borrow::<ActorState>();
-    serde_json::json!({ "id": st.shared.id, "directory": st.shared.dir, "dataDirectory": data })
+    let shared = state.borrow::<Arc<PluginShared>>();
+    let data = shared.storage_dir.as_ref().map(|d| d.join("data"));
+    let data = data.filter(|d| crate::private_files::create_private_dir_all(d).is_ok());
+    serde_json::json!({ "id": shared.id, "directory": shared.dir, "dataDirectory": data })
         .to_string()
 }
 
@@ -183,8 +181,7 @@ fn op_host_log(state: &mut OpState, #[smi] stream: u32, #[string] message: &str)
         Stream::Stderr
     };
     state
-        .borrow::<ActorState>()
-        .shared
+        .borrow::<Arc<PluginShared>>()
         .logs
         .write(stream, message);
 }
@@ -193,8 +190,7 @@ fn op_host_log(state: &mut OpState, #[smi] stream: u32, #[string] message: &str)
 fn op_host_registrations(state: &mut OpState, #[string] json: &str) {
     if let Ok(regs) = serde_json::from_str::<Registrations>(json) {
         *state
-            .borrow::<ActorState>()
-            .shared
+            .borrow::<Arc<PluginShared>>()
             .registrations
             .lock()
             .unwrap() = regs;

@@ -1,7 +1,7 @@
-//! Hooks: the catalogue (data), validation in Rust, and the dispatch rules of waiting hooks.
+//! Hooks as data: the catalogue, the typed payloads, validation in Rust and the generated
+//! TypeScript. Nothing here runs plugin code (that is `host::dispatch`).
 
 pub mod catalogue;
-pub mod dispatch;
 pub mod types;
 pub mod typescript;
 pub mod validate;

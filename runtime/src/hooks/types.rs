@@ -17,6 +17,18 @@ use serde_json::Value;
 
 pub type StringMap = BTreeMap<String, String>;
 
+/// Per-open facts the daemon supplies to `agent.open.before`: what plugin tools and MCP
+/// servers must not clash with.
+#[derive(Debug, Clone, Default)]
+pub struct OpenContext {
+    /// Names of Paseo's own tools for this agent.
+    pub paseo_tools: Vec<String>,
+    /// Names of MCP servers saved in the agent's configuration.
+    pub saved_mcp_servers: Vec<String>,
+    /// False when the provider cannot take MCP servers.
+    pub provider_lacks_mcp: bool,
+}
+
 /// A waiting hook whose handlers receive `{ request }` and may replace it.
 pub trait RequestHook {
     const NAME: &'static str;

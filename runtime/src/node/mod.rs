@@ -330,6 +330,17 @@ fn op_crypto_fill_random(#[buffer] out: &mut [u8]) -> Result<(), JsErrorBox> {
     getrandom::fill(out).map_err(|e| JsErrorBox::generic(format!("Cannot read random bytes: {e}")))
 }
 
+/// The node capability: every extension behind the `node:` builtins and the web globals.
+pub fn extensions() -> Vec<deno_core::Extension> {
+    vec![
+        paseo_node::init(),
+        crypto::paseo_crypto::init(),
+        child_process::paseo_child_process::init(),
+        net::paseo_net::init(),
+        fetch::paseo_fetch::init(),
+    ]
+}
+
 deno_core::extension!(
     paseo_node,
     ops = [

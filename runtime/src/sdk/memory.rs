@@ -224,7 +224,7 @@ impl PaseoDaemon for MemoryDaemon {
     fn agents_archive<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
         self.run(caller, "agents.archive", args, |s, a| {
             let agent = agent_of(s, a)?;
-            let at = crate::host::logs::now_iso();
+            let at = crate::logs::now_iso();
             agent["archivedAt"] = json!(at);
             Ok(json!({ "archivedAt": at }))
         })

@@ -4,7 +4,7 @@
 //! with the calling plugin attached, so the daemon can attribute everything a plugin does.
 
 pub mod memory;
-pub(crate) mod ops;
+pub mod ops;
 pub mod storage;
 
 use std::future::Future;

@@ -1,7 +1,8 @@
-//! Ops of `context.paseo`: one generic call into the daemon trait, and subscription bookkeeping.
+//! The SDK capability: ops of `context.paseo` (one generic call into the daemon trait,
+//! subscription bookkeeping) and of settings and secrets (storage.rs), and the state they keep.
+//! Who the plugin is comes from the engine's `PluginShared`.
 
 use std::cell::RefCell;
-use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -10,16 +11,13 @@ use deno_error::JsErrorBox;
 use serde_json::Value;
 
 use super::{dispatch, Caller, PaseoDaemon};
-use crate::engine::ActorState;
+use crate::engine::PluginShared;
 
-/// The daemon a plugin talks to, who the plugin is, and where its files live.
-pub(crate) struct SdkState {
-    pub daemon: Arc<dyn PaseoDaemon>,
-    pub caller: Caller,
+/// The daemon a plugin talks to.
+struct SdkState {
+    daemon: Arc<dyn PaseoDaemon>,
     /// The daemon's runtime, so daemon code runs there rather than on the plugin's thread.
-    pub runtime: Option<tokio::runtime::Handle>,
-    /// `<settings directory>/<plugin id>`, if the host has one.
-    pub storage_dir: Option<PathBuf>,
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 /// The most JSON one SDK call may send the daemon: what Paseo's Node host allows one IPC
@@ -36,7 +34,10 @@ pub async fn op_sdk_call(
     let (daemon, caller, runtime) = {
         let state = state.borrow();
         let sdk = state.borrow::<SdkState>();
-        (sdk.daemon.clone(), sdk.caller.clone(), sdk.runtime.clone())
+        let caller = Caller {
+            plugin_id: state.borrow::<Arc<PluginShared>>().id.clone(),
+        };
+        (sdk.daemon.clone(), caller, sdk.runtime.clone())
     };
     if args.len() > MAX_CALL_BYTES {
         return Err(JsErrorBox::range_error(format!(
@@ -62,7 +63,7 @@ pub async fn op_sdk_call(
 /// Starts (`on`) or ends delivery of daemon events on `topic` to this plugin.
 #[op2(fast)]
 pub fn op_sdk_subscribe(state: &mut OpState, #[string] topic: &str, on: bool) {
-    let mut topics = state.borrow::<ActorState>().shared.topics.lock().unwrap();
+    let mut topics = state.borrow::<Arc<PluginShared>>().topics.lock().unwrap();
     if on {
         topics.insert(topic.to_string());
     } else {
@@ -83,4 +84,14 @@ deno_core::extension!(
         super::storage::op_secrets_set,
         super::storage::op_secrets_delete,
     ],
+    options = {
+        daemon: Arc<dyn PaseoDaemon>,
+        runtime: Option<tokio::runtime::Handle>,
+    },
+    state = |state, options| {
+        state.put(SdkState {
+            daemon: options.daemon,
+            runtime: options.runtime,
+        });
+    },
 );

@@ -50,8 +50,8 @@ use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use super::AgentToolbox;
 use super::{ToolError, ToolInfo, ToolResult, TOOL_TIMEOUT};
-use crate::host::PluginHost;
 
 pub const SERVER_NAME: &str = "paseo-plugin-tools";
 
@@ -145,7 +145,7 @@ impl std::fmt::Debug for AgentSecret {
 /// The MCP server behind one agent's URL; rmcp builds one per session (or per stateless request).
 #[derive(Clone)]
 struct AgentTools {
-    host: Arc<PluginHost>,
+    host: Arc<dyn AgentToolbox>,
     agent_id: Arc<str>,
     sessions: Arc<AgentSessions>,
 }
@@ -200,7 +200,7 @@ impl ServerHandler for AgentTools {
         };
         match self
             .host
-            .call_tool(&self.agent_id, &request.name, input, cancel)
+            .call_tool(&self.agent_id, &request.name, input, Box::pin(cancel))
             .await
         {
             Ok(result) => Ok(mcp_result(result).into()),
@@ -503,7 +503,7 @@ struct Grant {
 }
 
 struct Shared {
-    host: Arc<PluginHost>,
+    host: Arc<dyn AgentToolbox>,
     config: StreamableHttpServerConfig,
     limits: Arc<McpLimits>,
     bound: IpAddr,
@@ -692,13 +692,16 @@ pub struct McpServer {
 impl McpServer {
     /// Binds `addr` (loopback, port 0 allowed) and serves the plugin tools of every agent with a
     /// grant at `/agents/<agentId>/mcp`, with the default [`McpLimits`].
-    pub async fn start(host: Arc<PluginHost>, addr: SocketAddr) -> std::io::Result<McpServer> {
+    pub async fn start(
+        host: Arc<dyn AgentToolbox>,
+        addr: SocketAddr,
+    ) -> std::io::Result<McpServer> {
         McpServer::start_with(host, addr, McpLimits::default()).await
     }
 
     /// [`McpServer::start`] with other limits (tests use small ones).
     pub async fn start_with(
-        host: Arc<PluginHost>,
+        host: Arc<dyn AgentToolbox>,
         addr: SocketAddr,
         limits: McpLimits,
     ) -> std::io::Result<McpServer> {

@@ -1,20 +1,20 @@
-//! Agent tools (`defineAgentTool`): the per-agent catalogue the host keeps from each successful
-//! `agent.open.before`, input validation in Rust, and `call_tool` into the owning plugin's
-//! isolate. Only the agent a tool was attached to can see or call it.
+//! Agent tools (`defineAgentTool`): the per-agent catalogue kept from each successful
+//! `agent.open.before` ([`Sessions`]), input validation in Rust, and the MCP endpoint. The host
+//! runs the calls (host/dispatch.rs) through [`AgentToolbox`]. Only the agent a tool was attached
+//! to can see or call it.
 
 pub mod mcp;
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::engine::{CallError, CallKind};
+use crate::engine::CallError;
 use crate::hooks::validate::field_path;
-use crate::host::PluginHost;
 
 /// Longest an `execute` may run, separate from the 30 s hook limit.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(10 * 60);
@@ -64,23 +64,23 @@ pub struct ToolInfo {
     pub plugin: String,
 }
 
-pub(crate) struct ToolEntry {
+struct ToolEntry {
     info: ToolInfo,
     validator: Arc<jsonschema::Validator>,
 }
 
 /// An open agent session as the host saw it in `agent.open.before`.
-pub(crate) struct Session {
+struct Session {
     /// The agent as `PluginHookAgent`, handed to `execute` as `context.agent`.
     agent: Value,
     tools: Vec<ToolEntry>,
     /// A plugin declaring `agent.open.before` started, stopped or reloaded since the open:
     /// the daemon reopens the session before its next idle prompt.
-    pub stale: bool,
+    stale: bool,
 }
 
 #[derive(Default)]
-pub(crate) struct Sessions(pub std::sync::Mutex<HashMap<String, Session>>);
+pub struct Sessions(std::sync::Mutex<HashMap<String, Session>>);
 
 impl Sessions {
     /// Records the outcome of a successful interactive `agent.open.before`; reopening replaces
@@ -136,13 +136,10 @@ impl Sessions {
             session.stale = true;
         }
     }
-}
 
-impl PluginHost {
     /// The plugin tools attached to an agent by its latest session opening.
-    pub fn agent_tools(&self, agent_id: &str) -> Vec<ToolInfo> {
-        self.sessions
-            .0
+    pub fn tools(&self, agent_id: &str) -> Vec<ToolInfo> {
+        self.0
             .lock()
             .unwrap()
             .get(agent_id)
@@ -150,11 +147,9 @@ impl PluginHost {
             .unwrap_or_default()
     }
 
-    /// Open sessions that must reopen before their next idle prompt (a plugin declaring
-    /// `agent.open.before` was started, stopped or reloaded since they opened).
-    pub fn stale_sessions(&self) -> Vec<String> {
+    /// Open sessions that must reopen before their next idle prompt, in ID order.
+    pub fn stale(&self) -> Vec<String> {
         let mut ids: Vec<String> = self
-            .sessions
             .0
             .lock()
             .unwrap()
@@ -166,46 +161,34 @@ impl PluginHost {
         ids
     }
 
-    /// The agent's session closed: its tools disappear, and the plugins forget them.
-    pub async fn close_session(&self, agent_id: &str) {
-        let plugins: Vec<String> = match self.sessions.0.lock().unwrap().remove(agent_id) {
+    /// Forgets a closed session; returns the plugins whose tools it had (once per tool).
+    pub fn close(&self, agent_id: &str) -> Vec<String> {
+        match self.0.lock().unwrap().remove(agent_id) {
             Some(session) => session
                 .tools
                 .iter()
                 .map(|t| t.info.plugin.clone())
                 .collect(),
-            None => return,
-        };
-        for plugin in plugins {
-            if let Some(iso) = self.isolate(&plugin) {
-                let _ = iso
-                    .call(
-                        CallKind::ReleaseTools {
-                            agent_id: agent_id.to_string(),
-                        },
-                        Duration::from_secs(5),
-                    )
-                    .await;
-            }
+            None => Vec::new(),
         }
     }
 
-    /// Calls a plugin tool for an agent: the input is validated against the tool's JSON Schema
-    /// before any plugin code runs (schema issues come back as a tool error), then zod parses
-    /// it inside the plugin and `execute(input, { agent, paseo, signal })` runs there. When
-    /// `cancel` completes first, the call's signal is aborted and the result dropped.
-    pub async fn call_tool(
+    /// Checks a call before any plugin code runs: the agent must have the tool, and the input
+    /// must match its JSON Schema (issues come back as a tool error, `Err(Ok(..))`). Otherwise
+    /// the owning plugin and the payload of `execute`.
+    pub fn prepare(
         &self,
         agent_id: &str,
         name: &str,
         input: Value,
-        cancel: impl Future<Output = ()>,
-    ) -> Result<ToolResult, ToolError> {
+    ) -> Result<ToolCall, Result<ToolResult, ToolError>> {
         let (plugin, validator, agent) = {
-            let sessions = self.sessions.0.lock().unwrap();
-            let unknown = || ToolError::UnknownTool {
-                agent: agent_id.into(),
-                name: name.into(),
+            let sessions = self.0.lock().unwrap();
+            let unknown = || {
+                Err(ToolError::UnknownTool {
+                    agent: agent_id.into(),
+                    name: name.into(),
+                })
             };
             let session = sessions.get(agent_id).ok_or_else(unknown)?;
             let entry = session
@@ -225,37 +208,60 @@ impl PluginHost {
             .map(|e| format!("{}: {e}", field_path(e.instance_path().as_str())))
             .collect();
         if !issues.is_empty() {
-            return Ok(ToolResult::error(format!(
+            return Err(Ok(ToolResult::error(format!(
                 "Invalid input for tool {name}: {}",
                 issues.join("; ")
-            )));
+            ))));
         }
-        let Some(iso) = self.isolate(&plugin) else {
-            return Ok(ToolResult::error(format!(
-                "Plugin is not available: {plugin}"
-            )));
-        };
         let payload = json!({ "agentId": agent_id, "name": name, "input": input, "agent": agent })
             .to_string();
-        let outcome = iso
-            .call_until(CallKind::Tool { input: payload }, TOOL_TIMEOUT, cancel)
-            .await;
-        let mut result: ToolResult = match outcome {
-            Ok(json) => serde_json::from_str(&json).unwrap_or_else(|e| {
-                ToolResult::error(format!("Tool {name} returned an invalid result: {e}"))
-            }),
-            Err(CallError::Cancelled) => return Err(ToolError::Cancelled),
-            Err(CallError::TimedOut) => {
-                ToolResult::error(format!("Tool {name} timed out after 10 minutes"))
-            }
-            Err(CallError::Failed(m) | CallError::Stopped(m)) => ToolResult::error(m),
-        };
-        // The model reads text: structured results without text are shown as JSON.
-        if result.text.is_none() {
-            if let Some(content) = &result.structured_content {
-                result.text = Some(serde_json::to_string_pretty(content).unwrap_or_default());
-            }
-        }
-        Ok(result)
+        Ok(ToolCall { plugin, payload })
     }
+}
+
+/// A checked tool call: the plugin to run it in, and what its `execute` receives.
+pub struct ToolCall {
+    pub plugin: String,
+    /// `{ agentId, name, input, agent }` as JSON.
+    pub payload: String,
+}
+
+/// What the agent gets from the outcome of a tool's `execute`: its result, or the error as a
+/// tool error (`Cancelled` is not the agent's to see). Structured results without text are
+/// also shown as JSON, since the model reads text.
+pub fn tool_result(
+    name: &str,
+    outcome: Result<String, CallError>,
+) -> Result<ToolResult, ToolError> {
+    let mut result: ToolResult = match outcome {
+        Ok(json) => serde_json::from_str(&json).unwrap_or_else(|e| {
+            ToolResult::error(format!("Tool {name} returned an invalid result: {e}"))
+        }),
+        Err(CallError::Cancelled) => return Err(ToolError::Cancelled),
+        Err(CallError::TimedOut) => {
+            ToolResult::error(format!("Tool {name} timed out after 10 minutes"))
+        }
+        Err(e) => ToolResult::error(e.to_string()),
+    };
+    if result.text.is_none() {
+        if let Some(content) = &result.structured_content {
+            result.text = Some(serde_json::to_string_pretty(content).unwrap_or_default());
+        }
+    }
+    Ok(result)
+}
+
+/// What serves agents their plugin tools: `PluginHost` (host/dispatch.rs). The MCP endpoint
+/// takes any, so it does not depend on the host.
+pub trait AgentToolbox: Send + Sync + 'static {
+    /// The tools attached to the agent now.
+    fn agent_tools(&self, agent_id: &str) -> Vec<ToolInfo>;
+    /// Calls one; `cancel` completing first aborts the call's signal and drops its result.
+    fn call_tool<'a>(
+        &'a self,
+        agent_id: &'a str,
+        name: &'a str,
+        input: Value,
+        cancel: BoxFuture<'a, ()>,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>>;
 }
