@@ -222,7 +222,9 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
         if i > 0 {
             host.standby_ready().await;
         }
-        host.load_with(&o.plugin, Some(id), None).await?;
+        host.load_with(&o.plugin, Some(id), None)
+            .await
+            .map_err(|e| e.to_string())?;
     }
     let cold_ms = t0.elapsed().as_secs_f64() * 1000.0 / o.plugins as f64;
     // The memory after N plugins: the standby booted after the last load is the same one the
@@ -234,7 +236,7 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
     // host.mjs talks to its first child only; run_hook reaches every subscriber, so the other
     // copies leave before the latency runs.
     for id in &ids[1..] {
-        host.stop(id).await?;
+        host.stop(id).await.map_err(|e| e.to_string())?;
     }
 
     let request = json!({ "agentId": "agent-123", "workspaceId": "workspace-456", "provider": "codex", "cwd": "/projects/shop",
@@ -311,7 +313,7 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
     for _ in 0..10 {
         host.standby_ready().await;
         let s = Instant::now();
-        host.reload(first).await?;
+        host.reload(first).await.map_err(|e| e.to_string())?;
         reloads.push(s.elapsed().as_secs_f64() * 1000.0);
     }
 

@@ -185,7 +185,7 @@ fn plugin_args<'a>(
 /// Loads every plugin, or returns the first load error.
 async fn load_plugins(host: &PluginHost, plugins: &[PathBuf]) -> Result<(), String> {
     for dir in plugins {
-        host.load(dir).await?;
+        host.load(dir).await.map_err(|e| e.to_string())?;
     }
     Ok(())
 }
@@ -279,7 +279,10 @@ async fn rpc_call(args: &[&str]) -> Result<ExitCode, String> {
     let input = read_input(input)?;
     let host = PluginHost::new(options);
     let outcome = match load_plugins(&host, &plugins).await {
-        Ok(()) => host.call_rpc(id, method, input).await,
+        Ok(()) => host
+            .call_rpc(id, method, input)
+            .await
+            .map_err(|e| e.to_string()),
         Err(e) => Err(e),
     };
     host.shutdown().await;
@@ -347,7 +350,10 @@ async fn plugin_inspect(args: &[&str]) -> Result<ExitCode, String> {
         .find(|a| !a.starts_with("--"))
         .ok_or(format!("plugin inspect needs DIR\n{USAGE}"))?;
     let host = PluginHost::new(stderr_logs());
-    let loaded = host.load(std::path::Path::new(dir)).await;
+    let loaded = host
+        .load(std::path::Path::new(dir))
+        .await
+        .map_err(|e| e.to_string());
     let info = match &loaded {
         Ok(id) => host.plugin(id),
         Err(_) => host.plugins().into_iter().next(),

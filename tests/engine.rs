@@ -83,7 +83,7 @@ async fn node_builtins_and_web_globals() {
 
 async fn load_error(name: &str) -> String {
     let host = host();
-    let err = host.load(&fixture(name)).await.unwrap_err();
+    let err = host.load(&fixture(name)).await.unwrap_err().to_string();
     if let Some(info) = host.plugin(name) {
         assert_eq!(info.status, PluginStatus::Failed);
         assert_eq!(info.error.as_deref(), Some(err.as_str()));
@@ -126,7 +126,7 @@ async fn load_errors_use_paseos_messages() {
     );
     let missing = tempfile::tempdir().unwrap();
     assert_eq!(
-        host().load(missing.path()).await.unwrap_err(),
+        host().load(missing.path()).await.unwrap_err().to_string(),
         format!(
             "Plugin manifest is missing: {}/paseo-plugin.json",
             missing.path().canonicalize().unwrap().display()

@@ -56,7 +56,11 @@ async fn mutating_the_request_without_returning_it_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn unknown_hook_names_fail_registration() {
-    let err = host().load(&fixture("unknown-hook")).await.unwrap_err();
+    let err = host()
+        .load(&fixture("unknown-hook"))
+        .await
+        .unwrap_err()
+        .to_string();
     assert_eq!(err, "Unknown hook: agent.created (server.addHook takes the new names: use \"agent.create.after\")");
 }
 

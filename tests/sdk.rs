@@ -228,25 +228,29 @@ async fn rpc_contracts_parse_input_and_output_with_zod() {
     let err = host
         .call_rpc("with-zod", "greet.say", json!({ "name": 42 }))
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("expected string, received number"), "{err}");
     assert_eq!(
         host.call_rpc("with-zod", "greet.nope", json!({}))
             .await
-            .unwrap_err(),
+            .unwrap_err()
+            .to_string(),
         "Plugin with-zod does not contribute RPC greet.nope"
     );
     assert_eq!(
         host.call_rpc("nobody", "greet.say", json!({}))
             .await
-            .unwrap_err(),
+            .unwrap_err()
+            .to_string(),
         "Plugin is not available: nobody"
     );
     // Settings storage is unavailable without a settings directory.
     assert_eq!(
         host.call_rpc("with-zod", "settings.preferences.read", json!({}))
             .await
-            .unwrap_err(),
+            .unwrap_err()
+            .to_string(),
         "Plugin settings storage is unavailable"
     );
 }

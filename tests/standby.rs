@@ -162,7 +162,8 @@ async fn a_standby_that_evaluated_zod_ahead_serves_the_reloaded_plugin() {
         let err = host
             .call_rpc("with-zod", "greet.say", serde_json::json!({ "name": 42 }))
             .await
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("expected string, received number"), "{err}");
     }
     host.shutdown().await;

@@ -363,7 +363,7 @@ impl Daemon {
         if self.plugins_enabled() {
             if let Err(e) = self.host.load_with(&dir, Some(&id), None).await {
                 let _ = self.host.remove(&id).await;
-                return Err(e);
+                return Err(e.to_string());
             }
         }
         let mut config = self.config.lock().unwrap();
@@ -403,9 +403,12 @@ impl Daemon {
         }
         if enabled && self.plugins_enabled() {
             if self.host.plugin(id).is_some() {
-                self.host.reload(id).await?;
+                self.host.reload(id).await.map_err(|e| e.to_string())?;
             } else {
-                self.host.load_with(&plugin.path, Some(id), None).await?;
+                self.host
+                    .load_with(&plugin.path, Some(id), None)
+                    .await
+                    .map_err(|e| e.to_string())?;
             }
         } else if !enabled {
             self.host.stop(id).await.ok();
@@ -430,7 +433,7 @@ impl Daemon {
                 .await
                 .map(|_| ())
         };
-        result?;
+        result.map_err(|e| e.to_string())?;
         self.say(format!(
             "plugin {id} reloaded in {} ms",
             started.elapsed().as_millis()

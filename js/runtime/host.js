@@ -201,12 +201,19 @@ async function runRequestHook(hook, request, handlers, context, invocation) {
       if (!last) request = JSON.parse(wire);
     }
   }
-  // Tools this plugin attached to the agent stay here; their metadata goes to the host.
-  if (Array.isArray(request.tools) && request.purpose !== "history") {
+  // Tools this plugin attached to the agent stay here; their metadata goes to the host. A
+  // request that attaches nothing (the catalogue's `session.attachNothingWhen`) keeps none.
+  if (hook.session && Array.isArray(request.tools) && attaches(hook.session, request)) {
     if (tools?.length) agentTools.set(request.agentId, new Map(tools.map((t) => [t[TOOL].metadata.name, t])));
     else agentTools.delete(request.agentId);
   }
   return wire ?? "";
+}
+
+/** Whether a session hook's request attaches its per-plugin fields (catalogue `session`). */
+function attaches(session, request) {
+  const { field, equals } = session.attachNothingWhen;
+  return request[field] !== equals;
 }
 
 function handlersOf(hook) {
@@ -352,23 +359,39 @@ function settle(id, ok, payload) {
   ops.op_host_settle(id, ok, payload);
 }
 
+// What each kind of invocation runs: (name, input, invocation) => a promise of the JSON result.
+// The engine's table of kinds (engine/mod.rs `InvocationKind`) must be exactly this one; the
+// host checks that once, at boot.
+const HANDLERS = {
+  __proto__: null,
+  load: (entry) => load(entry),
+  hook: (name, input, invocation) => {
+    const hook = byName.get(name);
+    return hook.returnsRequest
+      ? runRequestHook(hook, input.request, handlersOf(hook), invocation.context(), invocation)
+      : runEventHook(hook, input, invocation);
+  },
+  rpc: (method, input) => runRpc(method, input),
+  event: (topic, payload) => sdk().deliver(topic, payload).then(() => "null"),
+  tool: (_, input, invocation) => runTool(input, invocation).then((r) => JSON.stringify(r)),
+  release: (agentId) => Promise.resolve(agentTools.delete(agentId)).then(() => "null"),
+  stop: () => stop(),
+};
+{
+  const engine = ops.op_host_invocation_kinds();
+  const host = Object.keys(HANDLERS);
+  if (engine.length !== host.length || engine.some((k) => !(k in HANDLERS))) {
+    throw new Error(`The engine sends invocations of kinds ${engine.join(", ")}, host.js handles ${host.join(", ")}`);
+  }
+}
+
 /** Starts invocation `id`; its outcome is reported through op_host_settle. */
 function invoke(id, kind, name, input) {
   const invocation = new Invocation();
   invocations.set(id, invocation);
   let work;
   try {
-    if (kind === "hook") {
-      const hook = byName.get(name);
-      work = hook.returnsRequest
-        ? runRequestHook(hook, input.request, handlersOf(hook), invocation.context(), invocation)
-        : runEventHook(hook, input, invocation);
-    } else if (kind === "rpc") work = runRpc(name, input);
-    else if (kind === "tool") work = runTool(input, invocation).then((r) => JSON.stringify(r));
-    else if (kind === "release") work = Promise.resolve(agentTools.delete(name)).then(() => "null");
-    else if (kind === "event") work = sdk().deliver(name, input).then(() => "null");
-    else if (kind === "load") work = load(name);
-    else work = stop();
+    work = HANDLERS[kind](name, input, invocation);
   } catch (e) {
     work = Promise.reject(e);
   }

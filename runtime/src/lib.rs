@@ -24,7 +24,7 @@ pub mod tools;
 pub use engine::{Limits, Registrations};
 pub use hooks::types::OpenContext;
 pub use hooks::HookError;
-pub use host::{HostOptions, PluginHost, PluginInfo, PluginStatus, PASEO_VERSION};
+pub use host::{HostError, HostOptions, PluginHost, PluginInfo, PluginStatus, PASEO_VERSION};
 pub use logs::{LogEntry, Stream};
 pub use sdk::{memory::MemoryDaemon, Caller, PaseoDaemon, SdkError};
 pub use tools::{ToolError, ToolInfo, ToolResult};

@@ -495,13 +495,53 @@ fn spin_for_message(limit: Duration, rx: &mpsc::UnboundedReceiver<Message>) -> b
     spin_until(limit, || !rx.is_empty() || rx.is_closed())
 }
 
+/// What an invocation is to the JS host, which runs each kind with its own handler
+/// (js/runtime/host.js `HANDLERS`). The host checks at boot that it handles exactly these
+/// (`op_host_invocation_kinds`), so a kind added on one side only fails every isolate's boot
+/// instead of reaching the wrong handler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InvocationKind {
+    Load,
+    Hook,
+    Rpc,
+    Event,
+    Tool,
+    Release,
+    Stop,
+}
+
+impl InvocationKind {
+    pub const ALL: [InvocationKind; 7] = [
+        InvocationKind::Load,
+        InvocationKind::Hook,
+        InvocationKind::Rpc,
+        InvocationKind::Event,
+        InvocationKind::Tool,
+        InvocationKind::Release,
+        InvocationKind::Stop,
+    ];
+
+    /// The name host.js knows it by.
+    pub fn name(self) -> &'static str {
+        match self {
+            InvocationKind::Load => "load",
+            InvocationKind::Hook => "hook",
+            InvocationKind::Rpc => "rpc",
+            InvocationKind::Event => "event",
+            InvocationKind::Tool => "tool",
+            InvocationKind::Release => "release",
+            InvocationKind::Stop => "stop",
+        }
+    }
+}
+
 /// What the JS side of the host must do next, taken by `op_host_commands` when the actor calls
 /// the host's `pump` function (one stored function, so no script is compiled per call).
 pub(crate) enum HostCommand {
-    /// Start invocation `id`: `kind` (`hook`, `rpc`, …) of `name`, with its JSON input.
+    /// Start invocation `id`: `kind` of `name`, with its JSON input.
     Invoke {
         id: u32,
-        kind: &'static str,
+        kind: InvocationKind,
         name: String,
         input: Option<String>,
     },
@@ -525,7 +565,8 @@ impl HostCommand {
             } => {
                 let _ = write!(
                     out,
-                    "[{id},\"{kind}\",{},{}]",
+                    "[{id},\"{}\",{},{}]",
+                    kind.name(),
                     quote(name),
                     input.as_deref().unwrap_or("null")
                 );
@@ -928,14 +969,15 @@ impl Actor {
     fn start(&mut self, call: Call) {
         self.next_id = self.next_id.wrapping_add(1);
         let id = self.next_id;
+        use InvocationKind as K;
         let (kind, name) = match &call.kind {
-            CallKind::Load { entry } => ("load", entry.to_string()),
-            CallKind::Hook { hook, .. } => ("hook", hook.clone()),
-            CallKind::Rpc { method, .. } => ("rpc", method.clone()),
-            CallKind::Event { topic, .. } => ("event", topic.clone()),
-            CallKind::Tool { .. } => ("tool", String::new()),
-            CallKind::ReleaseTools { agent_id } => ("release", agent_id.clone()),
-            CallKind::Stop => ("stop", String::new()),
+            CallKind::Load { entry } => (K::Load, entry.to_string()),
+            CallKind::Hook { hook, .. } => (K::Hook, hook.clone()),
+            CallKind::Rpc { method, .. } => (K::Rpc, method.clone()),
+            CallKind::Event { topic, .. } => (K::Event, topic.clone()),
+            CallKind::Tool { .. } => (K::Tool, String::new()),
+            CallKind::ReleaseTools { agent_id } => (K::Release, agent_id.clone()),
+            CallKind::Stop => (K::Stop, String::new()),
         };
         let deadline = Instant::now() + call.timeout;
         let input = match call.kind {
@@ -952,7 +994,7 @@ impl Actor {
             Pending {
                 reply: call.reply,
                 deadline,
-                stop: kind == "stop",
+                stop: kind == K::Stop,
                 token: call.token,
             },
         );

@@ -44,6 +44,16 @@ fn op_hook_catalogue() -> String {
     catalogue().js_table().to_string()
 }
 
+/// The kinds of invocation the engine sends host.js (`InvocationKind`), by name.
+#[op2]
+#[serde]
+fn op_host_invocation_kinds() -> Vec<&'static str> {
+    super::InvocationKind::ALL
+        .iter()
+        .map(|k| k.name())
+        .collect()
+}
+
 #[op2]
 #[string]
 fn op_host_plugin_info(state: &mut OpState) -> String {
@@ -82,9 +92,9 @@ fn op_host_commands(scope: &mut v8::PinScope, state: &mut OpState) -> String {
                 if let Some(pending) = st.pending.remove(id) {
                     st.stop_settled |= pending.stop;
                     let what = if name.is_empty() {
-                        kind.to_string()
+                        kind.name().to_string()
                     } else {
-                        format!("{kind} {name}")
+                        format!("{} {name}", kind.name())
                     };
                     let error = format!(
                         "The input of {what} is {len} bytes, more than {}",
@@ -297,6 +307,7 @@ deno_core::extension!(
     paseo_host,
     ops = [
         op_hook_catalogue,
+        op_host_invocation_kinds,
         op_host_plugin_info,
         op_host_commands,
         op_host_settle,

@@ -46,9 +46,40 @@ struct RawHook {
     #[serde(default, rename = "checkPath")]
     check_path: Option<String>,
     #[serde(default)]
+    session: Option<SessionRules>,
+    #[serde(default)]
     request: Option<Value>,
     #[serde(default)]
     event: Option<Value>,
+}
+
+/// How a hook attaches things to an agent session (`agent.open.before`): host dispatch, the
+/// tool registry and the JS host all follow these.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SessionRules {
+    /// Request fields that are each plugin's own: every plugin's handlers start from them
+    /// empty, and the host merges what each added (naming clashes on both sides). The plugin
+    /// keeps the live tool objects it attached until the session closes.
+    #[serde(rename = "perPlugin")]
+    pub per_plugin: Vec<String>,
+    /// A request with this field at this value attaches nothing (a `purpose: "history"` open
+    /// launches no tools or MCP servers): nothing is merged, kept or recorded.
+    #[serde(rename = "attachNothingWhen")]
+    pub attach_nothing_when: FieldEquals,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct FieldEquals {
+    pub field: String,
+    pub equals: Value,
+}
+
+impl SessionRules {
+    /// Whether this request attaches the per-plugin fields to the session.
+    pub fn attaches(&self, request: &Value) -> bool {
+        let rule = &self.attach_nothing_when;
+        request.get(&rule.field) != Some(&rule.equals)
+    }
 }
 
 /// A request field (dotted path) that handlers may not change, and the rule's wording.
@@ -85,6 +116,9 @@ pub struct HookSpec {
     pub strip_unknown: Vec<(String, Vec<String>)>,
     /// A field holding a target directory that must pass the worktree path rules.
     pub check_path: Option<String>,
+    /// Set for a hook that attaches tools and servers to an agent session: a plugin declaring
+    /// it that starts, stops or reloads makes open sessions stale.
+    pub session: Option<SessionRules>,
     /// JSON Schema of the request (`returns_request`) or of the whole event payload.
     pub schema: Value,
     pub validator: jsonschema::Validator,
@@ -108,6 +142,26 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
+    /// The hook that attaches tools and servers to agent sessions (`agent.open.before`).
+    pub fn session_hook(&self) -> &HookSpec {
+        self.hooks
+            .iter()
+            .find(|h| h.session.is_some())
+            .expect("the catalogue has a session hook")
+    }
+
+    /// The session rules of the catalogue's session hook.
+    pub fn session_rules(&self) -> &SessionRules {
+        self.session_hook().session.as_ref().unwrap()
+    }
+
+    /// Whether plugins with these hooks attach things to agent sessions.
+    pub fn attaches_to_sessions<'a>(&self, hooks: impl IntoIterator<Item = &'a str>) -> bool {
+        hooks
+            .into_iter()
+            .any(|h| self.get(h).is_some_and(|s| s.session.is_some()))
+    }
+
     fn load() -> Self {
         let raw: RawCatalogue =
             serde_json::from_str(CATALOGUE_JSON).expect("hooks/catalogue.json is valid");
@@ -151,6 +205,7 @@ impl Catalogue {
                 keep_if_omitted: hook.keep_if_omitted,
                 strip_unknown,
                 check_path: hook.check_path,
+                session: hook.session,
                 schema,
                 validator,
             });
@@ -186,6 +241,10 @@ impl Catalogue {
                         "name": h.name,
                         "waiting": h.waiting,
                         "returnsRequest": h.returns_request,
+                        "session": h.session.as_ref().map(|r| json!({
+                            "perPlugin": r.per_plugin,
+                            "attachNothingWhen": { "field": r.attach_nothing_when.field, "equals": r.attach_nothing_when.equals },
+                        })),
                         "legacy": h.legacy.as_ref().map(|l| json!({
                             "method": match l.method { LegacyMethod::On => "on", LegacyMethod::Before => "before" },
                             "name": l.name,
@@ -205,6 +264,34 @@ pub fn catalogue() -> &'static Catalogue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agent_open_before_is_the_one_session_hook_and_a_history_open_attaches_nothing() {
+        let catalogue = catalogue();
+        let with_session: Vec<&str> = catalogue
+            .iter()
+            .filter(|h| h.session.is_some())
+            .map(|h| h.name.as_str())
+            .collect();
+        assert_eq!(with_session, ["agent.open.before"]);
+        let rules = catalogue.session_rules();
+        assert_eq!(rules.per_plugin, ["tools", "mcpServers"]);
+        assert!(!rules.attaches(&json!({ "purpose": "history" })));
+        assert!(rules.attaches(&json!({ "purpose": "interactive" })));
+        assert!(catalogue.attaches_to_sessions(["agent.turn.after", "agent.open.before"]));
+        assert!(!catalogue.attaches_to_sessions(["agent.turn.after"]));
+        // host.js reads the same rules.
+        let js = catalogue.js_table();
+        let open = js
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["name"] == "agent.open.before");
+        assert_eq!(
+            open.unwrap()["session"]["attachNothingWhen"],
+            json!({ "field": "purpose", "equals": "history" })
+        );
+    }
 
     #[test]
     fn catalogue_has_the_fourteen_documented_hooks() {

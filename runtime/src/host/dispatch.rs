@@ -15,7 +15,7 @@ use std::future::Future;
 
 use futures::future::BoxFuture;
 
-use super::{PluginHost, HELD_NOTIFICATIONS};
+use super::{HostError, PluginHost, HELD_NOTIFICATIONS};
 use crate::engine::{CallError, CallKind, Isolate, Limits};
 use crate::hooks::catalogue::HookSpec;
 use crate::hooks::types::OpenContext;
@@ -94,7 +94,7 @@ impl PluginHost {
             return Ok(Value::Null);
         }
         let request = run_request_chain(spec, input, subscribers, open).await?;
-        if hook == crate::hooks::types::AgentOpenBefore::NAME {
+        if spec.session.is_some() {
             self.sessions.record_open(&request);
         }
         Ok(request)
@@ -214,24 +214,24 @@ impl PluginHost {
     }
 
     /// The RPC methods a running plugin contributes (sorted, frozen when it became ready).
-    pub fn rpc_methods(&self, id: &str) -> Result<Vec<String>, String> {
+    pub fn rpc_methods(&self, id: &str) -> Result<Vec<String>, HostError> {
         let slots = self.slots.lock().unwrap();
         match slots.get(id) {
             Some(slot) if slot.isolate.is_some() => Ok(slot.rpc_methods.clone()),
-            _ => Err(format!("Plugin is not available: {id}")),
+            _ => Err(HostError::NotAvailable(id.to_string())),
         }
     }
 
     /// Invokes a plugin RPC method: the input and the output go through the contract's zod
     /// schemas inside the plugin; 30 s limit.
-    pub async fn call_rpc(&self, id: &str, method: &str, input: Value) -> Result<Value, String> {
+    pub async fn call_rpc(&self, id: &str, method: &str, input: Value) -> Result<Value, HostError> {
         self.wait_for_restarts(Some(id)).await;
         let (isolate, known, limits) = {
             let slots = self.slots.lock().unwrap();
             let slot = slots
                 .get(id)
                 .filter(|s| s.isolate.is_some())
-                .ok_or_else(|| format!("Plugin is not available: {id}"))?;
+                .ok_or_else(|| HostError::NotAvailable(id.to_string()))?;
             (
                 slot.isolate.clone().unwrap(),
                 slot.rpc_methods.iter().any(|m| m == method),
@@ -239,21 +239,29 @@ impl PluginHost {
             )
         };
         if !known {
-            return Err(format!("Plugin {id} does not contribute RPC {method}"));
+            return Err(HostError::UnknownRpc {
+                plugin: id.to_string(),
+                method: method.to_string(),
+            });
         }
         let call = CallKind::Rpc {
             method: method.to_string(),
             input: input.to_string(),
         };
+        let failed = |message: String| HostError::Rpc {
+            plugin: id.to_string(),
+            method: method.to_string(),
+            message,
+        };
         match isolate.call(call, limits.hook_timeout).await {
-            Ok(output) if output.len() > crate::hooks::validate::MAX_RESULT_BYTES => Err(format!(
+            Ok(output) if output.len() > validate::MAX_RESULT_BYTES => Err(failed(format!(
                 "Plugin {id} RPC {method} returned {} bytes of JSON; the limit is {} bytes (4 MiB)",
                 output.len(),
-                crate::hooks::validate::MAX_RESULT_BYTES
-            )),
-            Ok(output) => serde_json::from_str(&output).map_err(|e| e.to_string()),
-            Err(CallError::TimedOut) => Err(format!("Plugin RPC timed out: {id}.invoke")),
-            Err(e) => Err(e.to_string()),
+                validate::MAX_RESULT_BYTES
+            ))),
+            Ok(output) => serde_json::from_str(&output).map_err(|e| failed(e.to_string())),
+            Err(CallError::TimedOut) => Err(failed(format!("Plugin RPC timed out: {id}.invoke"))),
+            Err(e) => Err(failed(e.to_string())),
         }
     }
 
@@ -297,8 +305,6 @@ fn call_error_message(id: &str, e: CallError) -> String {
     }
 }
 
-const PLUGIN_LOCAL: [&str; 2] = ["tools", "mcpServers"];
-
 pub(crate) async fn run_request_chain(
     spec: &HookSpec,
     input: Value,
@@ -306,17 +312,27 @@ pub(crate) async fn run_request_chain(
     open: &OpenContext,
 ) -> Result<Value, HookError> {
     let hook = spec.name.as_str();
-    // Hooks whose payload has plugin-local fields (agent.open.before) accumulate them apart.
-    let plugin_local = PLUGIN_LOCAL.iter().all(|f| input.get(f).is_some());
+    // A session hook's per-plugin fields (the catalogue's `session.perPlugin`) accumulate apart.
+    let rules = spec
+        .session
+        .as_ref()
+        .filter(|r| r.per_plugin.iter().all(|f| input.get(f).is_some()));
     let mut request = input;
     let mut merged = Merged::default();
     for (id, iso, limits) in subscribers {
-        // The plugin is given the request with its plugin-local fields empty; they wait aside.
-        let kept = plugin_local.then(|| {
-            (
-                std::mem::replace(&mut request["tools"], json!([])),
-                std::mem::replace(&mut request["mcpServers"], json!({})),
-            )
+        // The plugin is given the request with its per-plugin fields empty; they wait aside.
+        let kept: Option<Vec<Value>> = rules.map(|r| {
+            r.per_plugin
+                .iter()
+                .map(|f| {
+                    let empty = if request[f].is_array() {
+                        json!([])
+                    } else {
+                        json!({})
+                    };
+                    std::mem::replace(&mut request[f], empty)
+                })
+                .collect()
         });
         let call = CallKind::Hook {
             hook: hook.to_string(),
@@ -337,34 +353,25 @@ pub(crate) async fn run_request_chain(
                 .map_err(|e| HookError::plugin(&id, hook, format!("invalid request: {e}")))?;
             check_result(spec, &request, output).map_err(|m| HookError::plugin(&id, hook, m))?
         };
-        if let Some((tools, servers)) = kept {
-            let added_tools = std::mem::replace(&mut next["tools"], tools);
-            let added_servers = std::mem::replace(&mut next["mcpServers"], servers);
-            // A history open launches no tools or servers, so there is nothing to merge or clash.
-            if next["purpose"] != "history" {
+        if let (Some(rules), Some(kept)) = (rules, kept) {
+            let added: Map<String, Value> = rules
+                .per_plugin
+                .iter()
+                .zip(kept)
+                .map(|(f, before)| (f.clone(), std::mem::replace(&mut next[f], before)))
+                .collect();
+            // A request that attaches nothing (a history open) has nothing to merge or clash.
+            if rules.attaches(&next) {
                 let provider = next["provider"].as_str().unwrap_or_default();
                 merged
-                    .add(&id, added_tools, added_servers, open, provider)
+                    .add(&id, added, open, provider)
                     .map_err(|m| HookError::plugin(&id, hook, m))?;
             }
         }
         request = next;
     }
-    if plugin_local && request["purpose"] != "history" {
-        let mut tools = request["tools"].as_array().cloned().unwrap_or_default();
-        tools.extend(merged.tools.into_iter().map(|(_, t)| t));
-        request["tools"] = Value::Array(tools);
-        let mut servers = request["mcpServers"]
-            .as_object()
-            .cloned()
-            .unwrap_or_default();
-        servers.extend(
-            merged
-                .servers
-                .into_iter()
-                .map(|(name, (_, config))| (name, config)),
-        );
-        request["mcpServers"] = Value::Object(servers);
+    if rules.is_some_and(|r| r.attaches(&request)) {
+        merged.append_to(&mut request);
     }
     Ok(request)
 }
@@ -378,16 +385,18 @@ struct Merged {
 }
 
 impl Merged {
+    /// What one plugin added (`tools`, `mcpServers`), unless it clashes with what Paseo or the
+    /// agent has, or what an earlier plugin added.
     fn add(
         &mut self,
         plugin: &str,
-        tools: Value,
-        servers: Value,
+        added: Map<String, Value>,
         open: &OpenContext,
         provider: &str,
     ) -> Result<(), String> {
-        let tools = tools.as_array().cloned().unwrap_or_default();
-        let servers: Map<String, Value> = servers.as_object().cloned().unwrap_or_default();
+        let tools = added["tools"].as_array().cloned().unwrap_or_default();
+        let servers: Map<String, Value> =
+            added["mcpServers"].as_object().cloned().unwrap_or_default();
         let mut seen: Vec<&str> = Vec::new();
         for tool in &tools {
             let name = tool["name"].as_str().unwrap_or_default();
@@ -430,6 +439,23 @@ impl Merged {
             self.servers.insert(name, (plugin.to_string(), config));
         }
         Ok(())
+    }
+
+    /// Adds every plugin's tools and servers to the request's own.
+    fn append_to(self, request: &mut Value) {
+        let mut tools = request["tools"].as_array().cloned().unwrap_or_default();
+        tools.extend(self.tools.into_iter().map(|(_, t)| t));
+        request["tools"] = Value::Array(tools);
+        let mut servers = request["mcpServers"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        servers.extend(
+            self.servers
+                .into_iter()
+                .map(|(name, (_, config))| (name, config)),
+        );
+        request["mcpServers"] = Value::Object(servers);
     }
 }
 

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use deno_core::ModuleSpecifier;
 
 use super::manifest::{self, Manifest};
-use super::{PluginHost, NOTIFICATION_DRAIN};
+use super::{HostError, PluginHost, NOTIFICATION_DRAIN};
 use crate::engine::{Binding, CallError, CallKind, Isolate, Limits, PluginShared};
-use crate::hooks::types::{AgentOpenBefore, RequestHook};
+use crate::hooks::catalogue;
 use crate::logs::{LogTail, Stream};
 
 pub(super) struct Slot {
@@ -80,7 +80,7 @@ pub const STOP_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl PluginHost {
     /// Loads the plugin in `dir` under its manifest ID.
-    pub async fn load(&self, dir: &Path) -> Result<String, String> {
+    pub async fn load(&self, dir: &Path) -> Result<String, HostError> {
         self.load_with(dir, None, None).await
     }
 
@@ -91,14 +91,14 @@ impl PluginHost {
         dir: &Path,
         id: Option<&str>,
         limits: Option<Limits>,
-    ) -> Result<String, String> {
+    ) -> Result<String, HostError> {
         let directory = dir
             .canonicalize()
-            .map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
-        let manifest = Manifest::read(&directory)?;
+            .map_err(|_| HostError::DirectoryNotFound(dir.to_path_buf()))?;
+        let manifest = Manifest::read(&directory).map_err(HostError::Manifest)?;
         let id = match id {
             Some(id) => {
-                manifest::check_plugin_id(id)?;
+                manifest::check_plugin_id(id).map_err(HostError::Manifest)?;
                 id.to_string()
             }
             None => manifest.id.clone(),
@@ -106,9 +106,7 @@ impl PluginHost {
         {
             let mut slots = self.slots.lock().unwrap();
             if slots.contains_key(&id) {
-                return Err(format!(
-                    "Plugin ID \"{id}\" is already configured; choose another ID with --id"
-                ));
+                return Err(HostError::AlreadyConfigured(id));
             }
             slots.insert(
                 id.clone(),
@@ -129,12 +127,12 @@ impl PluginHost {
     }
 
     /// Starts the plugin of an existing slot; records the outcome in the slot.
-    async fn start(&self, id: &str, manifest: Option<Manifest>) -> Result<(), String> {
+    async fn start(&self, id: &str, manifest: Option<Manifest>) -> Result<(), HostError> {
         let (directory, limits) = {
             let slots = self.slots.lock().unwrap();
             let slot = slots
                 .get(id)
-                .ok_or_else(|| format!("Plugin is not configured: {id}"))?;
+                .ok_or_else(|| HostError::NotConfigured(id.to_string()))?;
             (slot.directory.clone(), slot.limits.clone())
         };
         let logs = self.log_tail(id);
@@ -142,21 +140,16 @@ impl PluginHost {
         let outcome = self
             .boot(id, &directory, manifest, limits, logs.clone())
             .await;
-        if outcome.as_ref().is_ok_and(|iso| {
-            iso.as_ref().is_some_and(|i| {
-                i.shared
-                    .registrations
-                    .lock()
-                    .unwrap()
-                    .has_hook(AgentOpenBefore::NAME)
-            })
-        }) {
+        if outcome
+            .as_ref()
+            .is_ok_and(|iso| iso.as_ref().is_some_and(|i| attaches_to_sessions(i)))
+        {
             self.sessions.mark_all_stale();
         }
         let mut slots = self.slots.lock().unwrap();
         let slot = slots
             .get_mut(id)
-            .ok_or_else(|| format!("Plugin is not configured: {id}"))?;
+            .ok_or_else(|| HostError::NotConfigured(id.to_string()))?;
         match outcome {
             Ok(isolate) => {
                 logs.write(Stream::Stdout, "[paseo] Plugin ready");
@@ -176,7 +169,10 @@ impl PluginHost {
                 );
                 slot.isolate = None;
                 slot.error = Some(error.clone());
-                Err(error)
+                Err(HostError::Load {
+                    plugin: id.to_string(),
+                    message: error,
+                })
             }
         }
     }
@@ -254,22 +250,16 @@ impl PluginHost {
 
     /// Runs the plugin's cleanup, drops its registrations and its isolate. The slot and the
     /// log tail stay (the plugin is then `disabled`).
-    pub async fn stop(&self, id: &str) -> Result<(), String> {
+    pub async fn stop(&self, id: &str) -> Result<(), HostError> {
         let (isolate, limits) = {
             let mut slots = self.slots.lock().unwrap();
             let slot = slots
                 .get_mut(id)
-                .ok_or_else(|| format!("Plugin is not configured: {id}"))?;
+                .ok_or_else(|| HostError::NotConfigured(id.to_string()))?;
             (slot.isolate.take(), slot.limits.clone())
         };
         if let Some(isolate) = isolate {
-            if isolate
-                .shared
-                .registrations
-                .lock()
-                .unwrap()
-                .has_hook(AgentOpenBefore::NAME)
-            {
+            if attaches_to_sessions(&isolate) {
                 self.sessions.mark_all_stale();
             }
             let logs = self.log_tail(id);
@@ -295,13 +285,13 @@ impl PluginHost {
     /// Stop, then start again from the current source. A failed reload leaves the plugin
     /// `failed`; the previous code is not restored. Calls running in the old isolate finish
     /// there (`STOP_DRAIN`); waiting hooks and RPC calls made meanwhile wait for the new one.
-    pub async fn reload(&self, id: &str) -> Result<(), String> {
+    pub async fn reload(&self, id: &str) -> Result<(), HostError> {
         let (done, restarting) = tokio::sync::watch::channel(false);
         self.slots
             .lock()
             .unwrap()
             .get_mut(id)
-            .ok_or_else(|| format!("Plugin is not configured: {id}"))?
+            .ok_or_else(|| HostError::NotConfigured(id.to_string()))?
             .restarting = Some(restarting);
         let result = async {
             self.stop(id).await?;
@@ -342,7 +332,7 @@ impl PluginHost {
     }
 
     /// Stops the plugin and forgets it, its status and its log tail.
-    pub async fn remove(&self, id: &str) -> Result<(), String> {
+    pub async fn remove(&self, id: &str) -> Result<(), HostError> {
         self.stop(id).await?;
         self.slots.lock().unwrap().remove(id);
         self.logs.lock().unwrap().remove(id);
@@ -372,4 +362,11 @@ impl PluginHost {
         }
         self.standbys.shutdown().await;
     }
+}
+
+/// Whether the plugin declares a hook that attaches things to agent sessions: its start, stop or
+/// reload then makes open sessions stale.
+fn attaches_to_sessions(isolate: &Isolate) -> bool {
+    let registrations = isolate.shared.registrations.lock().unwrap();
+    catalogue().attaches_to_sessions(registrations.hooks.iter().map(|h| h.hook.as_str()))
 }

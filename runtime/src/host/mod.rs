@@ -8,6 +8,7 @@
 //! - `manifest`: `paseo.plugin.json` and the server entry.
 
 mod dispatch;
+mod error;
 mod lifecycle;
 pub mod manifest;
 mod standby;
@@ -21,6 +22,7 @@ use serde::Serialize;
 use crate::engine::{EngineConfig, Isolate, Limits, Registrations};
 use crate::logs::{LogEntry, LogListener, LogTail};
 use crate::sdk::PaseoDaemon;
+pub use error::HostError;
 use lifecycle::Slot;
 pub use lifecycle::{HELD_NOTIFICATIONS, STOP_DRAIN};
 use standby::StandbyPool;

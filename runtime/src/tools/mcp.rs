@@ -1,7 +1,7 @@
 //! Plugin tools over MCP: each agent's tools are an MCP server (Streamable HTTP, via the official
 //! `rmcp` SDK) at `/agents/<agentId>/mcp` on a loopback address, so the agent's provider reaches
-//! them like any other MCP server. Listing reads `PluginHost::agent_tools` on every request (the
-//! catalogue changes at each session open); calls go through `PluginHost::call_tool`, and the MCP
+//! them like any other MCP server. Listing reads `AgentToolbox::agent_tools` on every request (the
+//! catalogue changes at each session open); calls go through `AgentToolbox::call_tool`, and the MCP
 //! request's cancellation (a `notifications/cancelled`, the session or connection closing) aborts
 //! the plugin's `signal`.
 //!

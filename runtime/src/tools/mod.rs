@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::engine::CallError;
+use crate::hooks::catalogue;
 use crate::hooks::validate::field_path;
 
 /// Longest an `execute` may run, separate from the 30 s hook limit.
@@ -86,7 +87,7 @@ impl Sessions {
     /// Records the outcome of a successful interactive `agent.open.before`; reopening replaces
     /// the old definitions.
     pub fn record_open(&self, request: &Value) {
-        if request["purpose"] == "history" {
+        if !catalogue().session_rules().attaches(request) {
             return;
         }
         let agent_id = request["agentId"].as_str().unwrap_or_default().to_string();
