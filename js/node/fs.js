@@ -24,28 +24,8 @@ export function toPath(p, name = "path") {
   throw err;
 }
 
-// Adds Node's error fields to an op error (`ENOENT: no such file or directory, open '/x'`).
-function nodeError(e) {
-  // The plugin's heap has no room for what was read (runtime/src/node/fs.rs): a RangeError.
-  const tooLarge = /^(ERR_FS_(?:FILE|DIR)_TOO_LARGE): /.exec(e?.message ?? "");
-  if (tooLarge) {
-    e.message = e.message.slice(tooLarge[0].length);
-    e.code = tooLarge[1];
-    return e;
-  }
-  const m = /^([A-Z_]+): .*?, (\w+) '([^']*)'(?: -> '([^']*)')?/.exec(e?.message ?? "");
-  if (m) {
-    e.code = m[1];
-    e.syscall = m[2];
-    e.path = m[3];
-    if (m[4] !== undefined) e.dest = m[4];
-    e.errno = -({ ENOENT: 2, EACCES: 13, EPERM: 1, EEXIST: 17, ENOTDIR: 20, EISDIR: 21, ENOTEMPTY: 39, EINVAL: 22 }[m[1]] ?? 5);
-  } else if (/^ERR_FS_EISDIR/.test(e?.message)) {
-    e.code = "ERR_FS_EISDIR";
-  }
-  return e;
-}
-const call = (fn) => { try { return fn(); } catch (e) { throw nodeError(e); } };
+// Errors of the fs ops arrive as Node makes them: class, message, errno, code, syscall, path
+// and dest are set in Rust (runtime/src/node/fs.rs `FsError`).
 
 const encodingOf = (options) => (typeof options === "string" ? options : options?.encoding ?? null);
 
@@ -95,37 +75,37 @@ function flagsOf(options, fallback) {
 export function readFileSync(path, options) {
   const encoding = encodingOf(options);
   // Decoded text sits next to the bytes (up to twice their size as UTF-16): room for three.
-  const bytes = call(() => ops.op_fs_read(toPath(path), encoding ? 3 : 1));
+  const bytes = ops.op_fs_read(toPath(path), encoding ? 3 : 1);
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return encoding ? buf.toString(encoding) : buf;
 }
 export function writeFileSync(path, data, options) {
   const { append, exclusive } = flagsOf(options, "w");
-  call(() => ops.op_fs_write(toPath(path), toBytes(data, encodingOf(options)), append, exclusive, options?.mode ?? 0));
+  ops.op_fs_write(toPath(path), toBytes(data, encodingOf(options)), append, exclusive, options?.mode ?? 0);
 }
 export function appendFileSync(path, data, options) {
   const { exclusive } = flagsOf(options, "a");
-  call(() => ops.op_fs_write(toPath(path), toBytes(data, encodingOf(options)), true, exclusive, options?.mode ?? 0));
+  ops.op_fs_write(toPath(path), toBytes(data, encodingOf(options)), true, exclusive, options?.mode ?? 0);
 }
 export function existsSync(path) {
   try { ops.op_fs_stat(toPath(path), false); return true; } catch { return false; }
 }
 export function statSync(path, options) {
   try { return new Stats(ops.op_fs_stat(toPath(path), false)); } catch (e) {
-    if (options?.throwIfNoEntry === false && /^ENOENT/.test(e.message)) return undefined;
-    throw nodeError(e);
+    if (options?.throwIfNoEntry === false && e.code === "ENOENT") return undefined;
+    throw e;
   }
 }
 export function lstatSync(path, options) {
   try { return new Stats(ops.op_fs_stat(toPath(path), true)); } catch (e) {
-    if (options?.throwIfNoEntry === false && /^ENOENT/.test(e.message)) return undefined;
-    throw nodeError(e);
+    if (options?.throwIfNoEntry === false && e.code === "ENOENT") return undefined;
+    throw e;
   }
 }
 export function readdirSync(path, options) {
   const dir = toPath(path);
   const walk = (rel) => {
-    const entries = call(() => ops.op_fs_readdir(rel ? `${dir}/${rel}` : dir));
+    const entries = ops.op_fs_readdir(rel ? `${dir}/${rel}` : dir);
     const out = [];
     for (const [name, kind] of entries) {
       const relName = rel ? `${rel}/${name}` : name;
@@ -140,16 +120,31 @@ export function readdirSync(path, options) {
 export function mkdirSync(path, options) {
   const recursive = typeof options === "object" ? !!options?.recursive : false;
   const mode = typeof options === "number" ? options : options?.mode ?? 0;
-  const first = call(() => ops.op_fs_mkdir(toPath(path), recursive, mode));
+  const first = ops.op_fs_mkdir(toPath(path), recursive, mode);
   return recursive ? first || undefined : undefined;
 }
-export function rmSync(path, options) { call(() => ops.op_fs_remove(toPath(path), !!options?.recursive, !!options?.force, false)); }
-export function rmdirSync(path, options) {
-  call(() => (options?.recursive ? ops.op_fs_remove(toPath(path), true, false, false) : ops.op_fs_remove(toPath(path), false, false, true)));
+// Node's SystemError, which `rm` of a directory without `recursive` throws (ERR_FS_EISDIR from
+// the op): the same fields, with Node's class, `info` and key order.
+class SystemError extends Error {}
+Object.defineProperty(SystemError.prototype, "name", { value: "SystemError", writable: true, configurable: true });
+function systemError(e) {
+  if (e?.code !== "ERR_FS_EISDIR") return e;
+  const err = new SystemError(e.message);
+  const { errno, syscall, path } = e;
+  Object.assign(err, { code: e.code, info: { code: "EISDIR", message: "is a directory", path, syscall, errno }, errno, syscall, path });
+  return err;
 }
-export function unlinkSync(path) { call(() => ops.op_fs_remove(toPath(path), false, false, false)); }
-export function renameSync(from, to) { call(() => ops.op_fs_rename(toPath(from, "oldPath"), toPath(to, "newPath"))); }
-export function copyFileSync(from, to, mode = 0) { call(() => ops.op_fs_copy(toPath(from, "src"), toPath(to, "dest"), (mode & 1) === 1)); }
+const RM = 0, RMDIR = 1, UNLINK = 2;
+export function rmSync(path, options) {
+  try { ops.op_fs_remove(toPath(path), RM, !!options?.recursive, !!options?.force); } catch (e) { throw systemError(e); }
+}
+export function rmdirSync(path, options) {
+  if (options?.recursive) ops.op_fs_remove(toPath(path), RM, true, false);
+  else ops.op_fs_remove(toPath(path), RMDIR, false, false);
+}
+export function unlinkSync(path) { ops.op_fs_remove(toPath(path), UNLINK, false, false); }
+export function renameSync(from, to) { ops.op_fs_rename(toPath(from, "oldPath"), toPath(to, "newPath")); }
+export function copyFileSync(from, to, mode = 0) { ops.op_fs_copy(toPath(from, "src"), toPath(to, "dest"), (mode & 1) === 1); }
 export function cpSync(from, to, options) {
   const src = toPath(from, "src"), dest = toPath(to, "dest");
   if (statSync(src).isDirectory()) {
@@ -160,15 +155,15 @@ export function cpSync(from, to, options) {
     copyFileSync(src, dest);
   }
 }
-export function realpathSync(path) { return call(() => ops.op_fs_realpath(toPath(path))); }
+export function realpathSync(path) { return ops.op_fs_realpath(toPath(path)); }
 realpathSync.native = realpathSync;
-export function accessSync(path, mode = F_OK) { call(() => ops.op_fs_access(toPath(path), mode)); }
-export function chmodSync(path, mode) { call(() => ops.op_fs_chmod(toPath(path), typeof mode === "string" ? parseInt(mode, 8) : mode)); }
-export function symlinkSync(target, path) { call(() => ops.op_fs_symlink(toPath(target, "target"), toPath(path))); }
-export function readlinkSync(path) { return call(() => ops.op_fs_readlink(toPath(path))); }
-export function linkSync(from, to) { call(() => ops.op_fs_link(toPath(from, "existingPath"), toPath(to, "newPath"))); }
-export function mkdtempSync(prefix) { return call(() => ops.op_fs_mkdtemp(toPath(prefix, "prefix"))); }
-export function truncateSync(path, len = 0) { call(() => ops.op_fs_truncate(toPath(path), len)); }
+export function accessSync(path, mode = F_OK) { ops.op_fs_access(toPath(path), mode); }
+export function chmodSync(path, mode) { ops.op_fs_chmod(toPath(path), typeof mode === "string" ? parseInt(mode, 8) : mode); }
+export function symlinkSync(target, path) { ops.op_fs_symlink(toPath(target, "target"), toPath(path)); }
+export function readlinkSync(path) { return ops.op_fs_readlink(toPath(path)); }
+export function linkSync(from, to) { ops.op_fs_link(toPath(from, "existingPath"), toPath(to, "newPath")); }
+export function mkdtempSync(prefix) { return ops.op_fs_mkdtemp(toPath(prefix, "prefix")); }
+export function truncateSync(path, len = 0) { ops.op_fs_truncate(toPath(path), len); }
 
 const SYNC = {
   readFile: readFileSync, writeFile: writeFileSync, appendFile: appendFileSync, stat: statSync, lstat: lstatSync,

@@ -142,7 +142,7 @@ impl PluginHost {
             .await;
         if outcome
             .as_ref()
-            .is_ok_and(|iso| iso.as_ref().is_some_and(|i| attaches_to_sessions(i)))
+            .is_ok_and(|iso| iso.as_ref().is_some_and(attaches_to_sessions))
         {
             self.sessions.mark_all_stale();
         }

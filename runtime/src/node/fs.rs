@@ -1,5 +1,6 @@
-//! File system ops behind `node:fs` and `node:fs/promises`. Errors read like Node's
-//! (`ENOENT: no such file or directory, open '/x'`); the JS side adds `code`, `syscall`, `path`.
+//! File system ops behind `node:fs` and `node:fs/promises`. Errors are Node's: the message
+//! (`ENOENT: no such file or directory, open '/x'`) and the error's `code`, `errno`, `syscall`,
+//! `path` and `dest` come from Rust ([`FsError`]), so the JS side adds nothing.
 
 use std::io::{Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
@@ -12,35 +13,133 @@ use deno_error::JsErrorBox;
 use crate::engine::budget::{self, HeapRoom};
 use serde::Serialize;
 
-fn node_error(e: std::io::Error, syscall: &str, path: &str, dest: Option<&str>) -> JsErrorBox {
+/// An error of an fs op as Node shapes it: its JS class, message and properties.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub(crate) struct FsError {
+    class: &'static str,
+    message: String,
+    code: &'static str,
+    /// Node's negative errno, for errors from the OS.
+    errno: Option<i32>,
+    syscall: Option<&'static str>,
+    path: Option<String>,
+    dest: Option<String>,
+}
+
+impl deno_error::JsErrorClass for FsError {
+    fn get_class(&self) -> std::borrow::Cow<'static, str> {
+        self.class.into()
+    }
+
+    fn get_message(&self) -> std::borrow::Cow<'static, str> {
+        self.message.clone().into()
+    }
+
+    fn get_additional_properties(&self) -> deno_error::AdditionalProperties {
+        use deno_error::PropertyValue;
+        // In the order Node sets them (`uvException`).
+        let mut properties = Vec::with_capacity(5);
+        if let Some(errno) = self.errno {
+            properties.push(("errno".into(), PropertyValue::Number(errno.into())));
+        }
+        properties.push(("code".into(), PropertyValue::String(self.code.into())));
+        if let Some(syscall) = self.syscall {
+            properties.push(("syscall".into(), PropertyValue::String(syscall.into())));
+        }
+        for (key, value) in [("path", &self.path), ("dest", &self.dest)] {
+            if let Some(value) = value {
+                properties.push((key.into(), PropertyValue::String(value.clone().into())));
+            }
+        }
+        Box::new(properties.into_iter())
+    }
+
+    fn get_ref(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        self
+    }
+}
+
+/// An OS error of `syscall` on `path` (and `dest`), as Node reports it.
+fn node_error(
+    e: std::io::Error,
+    syscall: &'static str,
+    path: &str,
+    dest: Option<&str>,
+) -> JsErrorBox {
     let (code, text) = super::uv(&e);
     let text = if code == "EIO" {
         e.to_string()
     } else {
         text.to_string()
     };
-    let dest = dest.map(|d| format!(" -> '{d}'")).unwrap_or_default();
-    JsErrorBox::generic(format!("{code}: {text}, {syscall} '{path}'{dest}"))
+    let arrow = dest.map(|d| format!(" -> '{d}'")).unwrap_or_default();
+    JsErrorBox::from_err(FsError {
+        class: "Error",
+        message: format!("{code}: {text}, {syscall} '{path}'{arrow}"),
+        code,
+        errno: Some(-e.raw_os_error().unwrap_or(libc::EIO)),
+        syscall: Some(syscall),
+        path: Some(path.to_string()),
+        dest: dest.map(str::to_string),
+    })
 }
 
-/// Node's `ERR_FS_FILE_TOO_LARGE`, with the plugin's limit in place of Node's 2 GiB; the JS
-/// side makes it a `RangeError` with that code. `at_least`: the size is not known (a device, a
-/// FIFO, a /proc file), only that more than the limit was there.
+/// An OS error of a syscall on an open file, which Node reports without a path.
+fn syscall_error(e: std::io::Error, syscall: &'static str) -> JsErrorBox {
+    let (code, text) = super::uv(&e);
+    JsErrorBox::from_err(FsError {
+        class: "Error",
+        message: format!("{code}: {text}, {syscall}"),
+        code,
+        errno: Some(-e.raw_os_error().unwrap_or(libc::EIO)),
+        syscall: Some(syscall),
+        path: None,
+        dest: None,
+    })
+}
+
+/// `node_error` for an error the op finds itself (`errno` from libc).
+fn os_error(errno: i32, syscall: &'static str, path: &str, dest: Option<&str>) -> JsErrorBox {
+    node_error(
+        std::io::Error::from_raw_os_error(errno),
+        syscall,
+        path,
+        dest,
+    )
+}
+
+/// A `RangeError` with one of Node's `ERR_*` codes.
+fn range_error(code: &'static str, message: String) -> JsErrorBox {
+    JsErrorBox::from_err(FsError {
+        class: "RangeError",
+        message,
+        code,
+        errno: None,
+        syscall: None,
+        path: None,
+        dest: None,
+    })
+}
+
+/// Node's `ERR_FS_FILE_TOO_LARGE`, with the plugin's limit in place of Node's 2 GiB.
+/// `at_least`: the size is not known (a device, a FIFO, a /proc file), only that more than the
+/// limit was there.
 fn too_large(size: u64, at_least: bool, room: &HeapRoom, parts: usize) -> JsErrorBox {
     let size = if at_least {
         format!("at least {size}")
     } else {
         size.to_string()
     };
-    JsErrorBox::range_error(format!(
-        "ERR_FS_FILE_TOO_LARGE: File size ({size}) is greater than {}",
-        room.describe(parts)
-    ))
+    range_error(
+        "ERR_FS_FILE_TOO_LARGE",
+        format!(
+            "File size ({size}) is greater than {}",
+            room.describe(parts)
+        ),
+    )
 }
 
-/// Reads a whole file, bounded while reading: at most what the plugin's heap has room for
-/// (`1/copies` of it: text is decoded into a string next to the bytes), whatever the file's
-/// reported size (0 for /dev/zero, FIFOs and /proc files).
 #[op2]
 #[buffer]
 pub fn op_fs_read(
@@ -73,7 +172,7 @@ pub fn op_fs_read(
         (&mut file)
             .take(more)
             .read_to_end(&mut bytes)
-            .map_err(|e| node_error(e, "read", path, None))?;
+            .map_err(|e| syscall_error(e, "read"))?;
         if bytes.len() <= limit {
             return Ok(bytes);
         }
@@ -219,11 +318,14 @@ pub fn op_fs_readdir(
         if cost > limit {
             let room = budget::heap_room(scope, state);
             if measured || cost > room.bytes {
-                return Err(JsErrorBox::range_error(format!(
-                    "ERR_FS_DIR_TOO_LARGE: The listing of '{path}' (more than {} entries) is greater than {}",
-                    out.len(),
-                    room.describe(1)
-                )));
+                return Err(range_error(
+                    "ERR_FS_DIR_TOO_LARGE",
+                    format!(
+                        "The listing of '{path}' (more than {} entries) is greater than {}",
+                        out.len(),
+                        room.describe(1)
+                    ),
+                ));
             }
             (limit, measured) = (room.bytes, true);
         }
@@ -265,41 +367,43 @@ pub fn op_fs_mkdir(#[string] path: &str, recursive: bool, mode: u32) -> Result<S
     Ok(String::new())
 }
 
-/// `rm`, `rmdir` and `unlink` in one: `dir_only` is rmdir, otherwise files (and, with
-/// `recursive`, directories); `force` ignores a missing path.
+/// `rm` (`how` 0: files, and directories with `recursive`; `force` ignores a missing path),
+/// `rmdir` (1) and `unlink` (2), each failing as Node's does.
 #[op2(fast)]
 pub fn op_fs_remove(
     #[string] path: &str,
+    #[smi] how: u32,
     recursive: bool,
     force: bool,
-    dir_only: bool,
 ) -> Result<(), JsErrorBox> {
+    match how {
+        1 => return std::fs::remove_dir(path).map_err(|e| node_error(e, "rmdir", path, None)),
+        2 => return std::fs::remove_file(path).map_err(|e| node_error(e, "unlink", path, None)),
+        _ => {}
+    }
     let md = match std::fs::symlink_metadata(path) {
         Ok(md) => md,
         Err(e) if force && e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => {
-            return Err(node_error(
-                e,
-                if dir_only { "rmdir" } else { "rm" },
-                path,
-                None,
-            ))
-        }
+        Err(e) => return Err(node_error(e, "lstat", path, None)),
     };
-    let result = if dir_only {
-        std::fs::remove_dir(path)
-    } else if md.is_dir() {
-        if recursive {
-            std::fs::remove_dir_all(path)
-        } else {
-            return Err(JsErrorBox::generic(format!(
-                "ERR_FS_EISDIR: Path is a directory: rm returned EISDIR (is a directory) {path}"
-            )));
-        }
-    } else {
+    let result = if !md.is_dir() {
         std::fs::remove_file(path)
+    } else if recursive {
+        std::fs::remove_dir_all(path)
+    } else {
+        // Node's SystemError (js/node/fs.js `systemError` gives it that class and `info`),
+        // with a positive errno, as Node's has.
+        return Err(JsErrorBox::from_err(FsError {
+            class: "Error",
+            message: format!("Path is a directory: rm returned EISDIR (is a directory) {path}"),
+            code: "ERR_FS_EISDIR",
+            errno: Some(libc::EISDIR),
+            syscall: Some("rm"),
+            path: Some(path.to_string()),
+            dest: None,
+        }));
     };
-    result.map_err(|e| node_error(e, if dir_only { "rmdir" } else { "unlink" }, path, None))
+    result.map_err(|e| node_error(e, "rm", path, None))
 }
 
 #[op2(fast)]
@@ -314,9 +418,7 @@ pub fn op_fs_copy(
     exclusive: bool,
 ) -> Result<(), JsErrorBox> {
     if exclusive && Path::new(to).exists() {
-        return Err(JsErrorBox::generic(format!(
-            "EEXIST: file already exists, copyfile '{from}' -> '{to}'"
-        )));
+        return Err(os_error(libc::EEXIST, "copyfile", from, Some(to)));
     }
     std::fs::copy(from, to)
         .map(|_| ())
@@ -328,7 +430,19 @@ pub fn op_fs_copy(
 pub fn op_fs_realpath(#[string] path: &str) -> Result<String, JsErrorBox> {
     std::fs::canonicalize(path)
         .map(|p| p.to_string_lossy().into_owned())
-        .map_err(|e| node_error(e, "realpath", path, None))
+        .map_err(|e| {
+            // Node's realpathSync walks the absolute path with lstat and reports the first
+            // part that fails.
+            let absolute = std::path::absolute(path).unwrap_or_else(|_| path.into());
+            let mut prefix = std::path::PathBuf::new();
+            for part in absolute.components() {
+                prefix.push(part);
+                if let Err(e) = std::fs::symlink_metadata(&prefix) {
+                    return node_error(e, "lstat", &prefix.to_string_lossy(), None);
+                }
+            }
+            node_error(e, "lstat", &absolute.to_string_lossy(), None)
+        })
 }
 
 #[op2(fast)]
@@ -342,9 +456,7 @@ pub fn op_fs_access(#[string] path: &str, mode: u32) -> Result<(), JsErrorBox> {
     if want(4, 0o400) && want(2, 0o200) && want(1, 0o100) {
         Ok(())
     } else {
-        Err(JsErrorBox::generic(format!(
-            "EACCES: permission denied, access '{path}'"
-        )))
+        Err(os_error(libc::EACCES, "access", path, None))
     }
 }
 
@@ -391,9 +503,12 @@ pub fn op_fs_mkdtemp(#[string] prefix: &str) -> Result<String, JsErrorBox> {
             Err(e) => return Err(node_error(e, "mkdtemp", &format!("{prefix}XXXXXX"), None)),
         }
     }
-    Err(JsErrorBox::generic(format!(
-        "EEXIST: file already exists, mkdtemp '{prefix}XXXXXX'"
-    )))
+    Err(os_error(
+        libc::EEXIST,
+        "mkdtemp",
+        &format!("{prefix}XXXXXX"),
+        None,
+    ))
 }
 
 #[op2(fast)]
