@@ -788,7 +788,8 @@ impl Actor {
             .await
     }
 
-    /// Loads and evaluates one module (and its imports) outside any plugin call.
+    /// Loads and evaluates one module (and its imports) while booting, before any plugin is
+    /// bound, under the load timeout.
     async fn evaluate(&mut self, url: &ModuleSpecifier) -> Result<(), String> {
         let deadline = Instant::now() + self.limits.load_timeout;
         self.watchdog.arm(deadline);
@@ -847,13 +848,11 @@ impl Actor {
                 return Poll::Ready(exit);
             }
             let (deadline, budget) = self.turn_deadline();
-            self.watchdog.arm(deadline);
-            let polled = self.js.poll_event_loop(cx, PollEventLoopOptions::default());
-            let fired = self.watchdog.disarm();
-            self.turn_budget = budget;
-            let after = self.after_entry(fired, polled.map(|r| r.err().map(|e| e.to_string())));
-            self.turn_budget = false;
-            if let Err(exit) = after {
+            let turn = self.enter_js(deadline, budget, |js| {
+                let polled = js.poll_event_loop(cx, PollEventLoopOptions::default());
+                ((), polled.map(|r| r.err().map(|e| e.to_string())))
+            });
+            if let Err(exit) = turn {
                 return Poll::Ready(exit);
             }
             if std::mem::take(
@@ -1029,12 +1028,32 @@ impl Actor {
             return Ok(());
         }
         let pump = self.pump.clone().expect("host pump");
-        self.watchdog.arm(self.entry_deadline());
-        // `pump` runs synchronously inside `call`; what it starts settles through ops, so
-        // the returned future is not needed.
-        drop(self.js.call(&pump));
+        self.enter_js(self.entry_deadline(), false, |js| {
+            // `pump` runs synchronously inside `call`; what it starts settles through ops, so
+            // the returned future is not needed.
+            drop(js.call(&pump));
+            ((), Poll::Ready(None))
+        })
+    }
+
+    /// Every entry into the plugin's JS once it is bound (the commands of `flush`, each turn of
+    /// the event loop): `body` runs under the watchdog's `deadline` (`budget`: that deadline is
+    /// the turn budget), and what it left behind is handled at once (`after_entry`). `body`
+    /// returns its value and an error that escaped it, if any. Only the boot (`evaluate`, before
+    /// any plugin is bound) arms the watchdog itself.
+    fn enter_js<R>(
+        &mut self,
+        deadline: Instant,
+        budget: bool,
+        body: impl FnOnce(&mut JsRuntime) -> (R, Poll<Option<String>>),
+    ) -> Result<R, Exit> {
+        self.watchdog.arm(deadline);
+        let (value, uncaught) = body(&mut self.js);
         let fired = self.watchdog.disarm();
-        self.after_entry(fired, Poll::Ready(None))
+        self.turn_budget = budget;
+        let after = self.after_entry(fired, uncaught);
+        self.turn_budget = false;
+        after.map(|()| value)
     }
 
     /// Abandons the call with this token: its signal is aborted, its result dropped.
