@@ -185,22 +185,49 @@ pub async fn plugin(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
             })
         }
         Some("install" | "add") => {
-            if a.value("--ref").is_some() {
-                return Err("Plugin --ref is only valid for Git sources".into());
-            }
-            let dir = id.ok_or("plugin install needs a directory")?;
-            eprintln!("Trusting plugin code: server code and preparation commands run unsandboxed on the daemon host; install only plugins you trust.");
-            let path = std::fs::canonicalize(dir).unwrap_or_else(|_| PathBuf::from(dir));
+            let source = id.ok_or("plugin install needs a source: a directory, owner/slug, npm:<package>, github:owner/repo or git:<url>")?;
+            eprintln!("Trusting plugin code: server code and preparation commands run unsandboxed on the daemon host; client code runs inside Paseo. Dependencies and future updates are part of the codebase you trust.");
+            // An existing folder is a directory source, whatever it looks like; the daemon
+            // parses everything else.
+            let params = if std::path::Path::new(source).is_dir() {
+                if a.value("--ref").is_some() {
+                    return Err("Plugin --ref is only valid for Git sources".into());
+                }
+                let path = std::fs::canonicalize(source).unwrap_or_else(|_| PathBuf::from(source));
+                let path = match a.value("--path") {
+                    Some(sub) => path.join(sub),
+                    None => path,
+                };
+                json!({ "path": path, "id": a.value("--id") })
+            } else {
+                json!({ "source": source, "id": a.value("--id"), "ref": a.value("--ref"), "subpath": a.value("--path") })
+            };
             let started = std::time::Instant::now();
-            let result = control::request_with_progress(
-                home,
-                "plugin.install",
-                json!({ "path": path, "id": a.value("--id") }),
-                |line| eprintln!("  {line}  ({:.1} s)", started.elapsed().as_secs_f64()),
-            )
+            let result = control::request_with_progress(home, "plugin.install", params, |line| {
+                eprintln!("  {line}  ({:.1} s)", started.elapsed().as_secs_f64())
+            })
             .await;
             done(result, json_out, |v| {
                 println!("Installed plugin {}", cell(&v["id"]))
+            })
+        }
+        Some("update") => {
+            let started = std::time::Instant::now();
+            let params = json!({ "id": need_id()?, "ref": a.value("--ref"), "version": a.value("--version") });
+            let result = control::request_with_progress(home, "plugin.update", params, |line| {
+                eprintln!("  {line}  ({:.1} s)", started.elapsed().as_secs_f64())
+            })
+            .await;
+            done(result, json_out, |v| {
+                println!(
+                    "Updated plugin {}: {} -> {}",
+                    cell(&v["id"]),
+                    cell(&v["previous"]),
+                    cell(&v["revision"])
+                );
+                if let Some(w) = v["warning"].as_str() {
+                    eprintln!("{w}");
+                }
             })
         }
         Some(verb @ ("enable" | "disable" | "reload" | "remove")) => {

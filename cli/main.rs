@@ -38,7 +38,14 @@ usage:
 
 Daemon and its CLI ($PASEO_HOME, default ~/.paseo; control socket $PASEO_HOME/daemon.sock):
   paseo daemon                      run the daemon in the foreground;  paseo daemon stop
-  paseo plugin ls [ID] | install DIR [--id ID] | enable ID | disable ID | reload ID | remove ID
+  paseo plugin ls [ID] | enable ID | disable ID | reload ID | remove ID
+  paseo plugin install SOURCE [--id ID] [--ref GIT_REF] [--path SUBDIR]
+      SOURCE: a directory (runs in place), owner/slug or host/owner/slug (the plugin registry,
+      $PASEO_PLUGIN_REGISTRY or https://plugins.paseo.sh), npm:<package>[@version], github:owner/repo
+      or git:<url>; append :sub/dir for a subfolder. Managed sources are fetched, built and
+      placed under $PASEO_HOME/plugins/<id>/ first.
+  paseo plugin update ID [--ref GIT_REF | --version NPM_SELECTOR]
+      fetches a managed plugin again and swaps the new version in; a failed update keeps the old
   paseo plugin logs ID [--follow] | init DIR [--id ID]          (all take --json)
   paseo plugins enable | disable    the global switch (\"pluginsEnabled\" in config.json), applied at once
   paseo plugin dev DIR [--home DIR]  a daemon with that plugin, reloaded on every file change

@@ -212,9 +212,9 @@ async fn connection(daemon: Arc<Daemon>, stream: UnixStream, stop: Arc<tokio::sy
             follow_logs(&daemon, &params, &mut write).await;
             return;
         }
-        if method == "plugin.install" {
+        if method == "plugin.install" || method == "plugin.update" {
             // The answer ends the stream of progress lines, and the connection.
-            install_with_progress(&daemon, &params, &mut write).await;
+            install_with_progress(&daemon, &method, &params, &mut write).await;
             return;
         }
         let outcome = handle(&daemon, &method, params).await;
@@ -280,9 +280,12 @@ async fn follow_logs(
     }
 }
 
-/// `plugin.install` streams `{"progress": "…"}` lines (build commands) before its answer.
+/// `plugin.install` (`path`: a directory; or `source`, with `id`, `ref`, `subpath`) and
+/// `plugin.update` (`id`, `ref`, `version`) stream `{"progress": "…"}` lines (fetching, build
+/// commands) before their answer.
 async fn install_with_progress(
     daemon: &Arc<Daemon>,
+    method: &str,
     params: &Value,
     write: &mut tokio::net::unix::OwnedWriteHalf,
 ) {
@@ -290,9 +293,35 @@ async fn install_with_progress(
     let send = move |line: String| {
         let _ = tx.send(line);
     };
-    let path = params["path"].as_str().unwrap_or_default().to_string();
-    let id = params["id"].as_str().map(str::to_string);
-    let install = daemon.plugin_install_with(Path::new(&path), id.as_deref(), &send);
+    let text = |key: &str| params[key].as_str().map(str::to_string);
+    let (id, git_ref, subpath) = (text("id"), text("ref"), text("subpath"));
+    let install = async {
+        match (method, text("source"), text("path")) {
+            ("plugin.update", _, _) => {
+                let id = id.clone().ok_or("missing id")?;
+                daemon
+                    .plugin_update(&id, git_ref.as_deref(), text("version").as_deref(), &send)
+                    .await
+            }
+            (_, Some(source), _) => {
+                daemon
+                    .plugin_install_source(
+                        &source,
+                        id.as_deref(),
+                        git_ref.as_deref(),
+                        subpath.as_deref(),
+                        &send,
+                    )
+                    .await
+            }
+            (_, None, path) => {
+                let path = path.unwrap_or_default();
+                daemon
+                    .plugin_install_with(Path::new(&path), id.as_deref(), &send)
+                    .await
+            }
+        }
+    };
     tokio::pin!(install);
     let outcome = loop {
         tokio::select! {

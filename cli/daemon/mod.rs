@@ -5,8 +5,10 @@
 
 pub mod control;
 pub mod home;
+mod managed;
 mod mcp_client;
 mod provider;
+pub mod sources;
 pub mod store;
 
 use std::collections::{BTreeMap, HashMap};
@@ -146,6 +148,8 @@ impl Daemon {
         let home_lock = home::lock(&home)?;
         home::raise_fd_limit();
         let store = Store::open(home.clone())?;
+        // A managed install or update the last daemon did not finish leaves nothing behind.
+        sources::clean_staging(&home.join("plugins"));
         let config = store.load_config()?;
         let state = store.load_state()?;
         let (logs, _) = broadcast::channel(1024);
@@ -272,6 +276,7 @@ impl Daemon {
     /// The rows of `paseo plugin ls`.
     pub fn plugin_list(&self) -> Vec<Value> {
         let config = self.config.lock().unwrap().clone();
+        let records = sources::read_records(&self.plugins_dir());
         let loaded: HashMap<String, paseo_plugin_runtime::PluginInfo> = self
             .host
             .plugins()
@@ -295,7 +300,9 @@ impl Daemon {
                     }
                 };
                 json!({
-                    "id": id, "status": status, "enabled": p.is_enabled(), "source": p.source, "revision": null,
+                    "id": id, "status": status, "enabled": p.is_enabled(),
+                    "source": records.get(id).map_or(p.source.as_str(), |r| r.kind()),
+                    "revision": sources::revision(&self.plugins_dir(), id, &p.path),
                     "directory": p.path, "error": error, "description": info.and_then(|i| i.description.clone()),
                 })
             })
@@ -327,34 +334,7 @@ impl Daemon {
             ));
         }
         manifest.check_requirements(&id, Some(paseo_plugin_runtime::PASEO_VERSION))?;
-        let total = manifest.build.len();
-        for (i, argv) in manifest.build.iter().enumerate() {
-            let started = std::time::Instant::now();
-            progress(format!(
-                "building {id} [{}/{total}]: {}",
-                i + 1,
-                argv.join(" ")
-            ));
-            let out = tokio::process::Command::new(&argv[0])
-                .args(&argv[1..])
-                .current_dir(&dir)
-                .output()
-                .await
-                .map_err(|e| format!("Build command {} failed to start: {e}", argv.join(" ")))?;
-            if !out.status.success() {
-                return Err(format!(
-                    "Build command {} failed ({}): {}",
-                    argv.join(" "),
-                    out.status,
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ));
-            }
-            progress(format!(
-                "building {id} [{}/{total}]: done in {:.1} s",
-                i + 1,
-                started.elapsed().as_secs_f64()
-            ));
-        }
+        run_build(&dir, &manifest, &id, progress).await?;
         if !self.plugins_enabled() {
             progress(format!("not starting {id}: {PLUGINS_OFF}"));
         } else {
@@ -447,6 +427,8 @@ impl Daemon {
         let mut config = self.config.lock().unwrap();
         config.plugins.remove(id);
         self.store.save_config(&config)?;
+        // A managed plugin's staged tree goes too; a directory source is never touched.
+        self.forget_managed(id)?;
         let _ = std::fs::remove_dir_all(self.store.home.join("plugin-settings").join(id));
         Ok(json!({ "id": id, "removed": true }))
     }
@@ -1263,6 +1245,45 @@ impl Daemon {
 
 /// The default worktree location with Paseo's existing-path suffix applied: `path` when
 /// nothing is there, else the first free one of `<path>-1`, `<path>-2`, …
+/// Runs a plugin's `build` commands in its folder, in order and without a shell, reporting
+/// progress; each may take 5 minutes.
+pub(crate) async fn run_build(
+    dir: &Path,
+    manifest: &paseo_plugin_runtime::host::manifest::Manifest,
+    id: &str,
+    progress: &(dyn Fn(String) + Sync),
+) -> Result<(), String> {
+    let total = manifest.build.len();
+    for (i, argv) in manifest.build.iter().enumerate() {
+        let started = std::time::Instant::now();
+        let command = argv.join(" ");
+        progress(format!("building {id} [{}/{total}]: {command}", i + 1));
+        let run = tokio::process::Command::new(&argv[0])
+            .args(&argv[1..])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .output();
+        let out = tokio::time::timeout(std::time::Duration::from_secs(300), run)
+            .await
+            .map_err(|_| format!("Plugin build command timed out after 300000ms: {command}"))?
+            .map_err(|e| format!("Build command {command} failed to start: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "Build command {command} failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        progress(format!(
+            "building {id} [{}/{total}]: done in {:.1} s",
+            i + 1,
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    Ok(())
+}
+
 fn unused_path(path: PathBuf) -> PathBuf {
     let taken = |p: &Path| p.symlink_metadata().is_ok();
     if !taken(&path) {

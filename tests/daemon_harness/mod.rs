@@ -72,6 +72,8 @@ pub struct Launch {
     /// `PASEO_LOG` and the file the daemon's stderr is appended to.
     log: Option<(String, PathBuf)>,
     pre_exec: Option<fn() -> std::io::Result<()>>,
+    /// Environment variables the daemon gets on top of the test's.
+    env: Vec<(String, String)>,
 }
 
 impl Default for Launch {
@@ -93,6 +95,7 @@ impl Launch {
             temp: Some(home),
             log: None,
             pre_exec: None,
+            env: Vec::new(),
         }
     }
 
@@ -103,6 +106,7 @@ impl Launch {
             temp: None,
             log: None,
             pre_exec: None,
+            env: Vec::new(),
         }
     }
 
@@ -118,6 +122,11 @@ impl Launch {
 
     /// Runs the daemon with `PASEO_LOG=filter`, appending its stderr to `file` (which restarts
     /// keep appending to); [`Daemon::stderr`] reads it.
+    pub fn env(mut self, key: &str, value: &str) -> Launch {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
     pub fn log(mut self, filter: &str, file: &Path) -> Launch {
         self.log = Some((filter.to_string(), file.to_path_buf()));
         self
@@ -137,7 +146,9 @@ impl Launch {
     /// Starts the daemon and waits until its control socket answers (30 s at most).
     pub fn start(self) -> Daemon {
         let mut command = paseo(&self.home);
-        command.arg("daemon");
+        command
+            .arg("daemon")
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
         if let Some((filter, file)) = &self.log {
             let stderr = std::fs::OpenOptions::new()
                 .create(true)
