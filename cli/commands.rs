@@ -280,6 +280,15 @@ pub async fn plugin(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
             Path::new(id.ok_or("plugin init needs a directory")?),
             a.value("--id"),
         )?,
+        Some("types") => {
+            let dir = Path::new(id.ok_or("plugin types needs a plugin directory")?);
+            write_types(dir)?;
+            println!(
+                "Wrote the Paseo plugin declarations to {}",
+                dir.join(".paseo/types").display()
+            );
+            ExitCode::SUCCESS
+        }
         _ => return Err(format!("unknown plugin command\n{}", crate::USAGE)),
     })
 }
@@ -339,7 +348,21 @@ fn init(dir: &Path, id: Option<&str>) -> Result<ExitCode, String> {
     for (name, text) in files {
         std::fs::write(dir.join(name), text).map_err(|e| e.to_string())?;
     }
+    // An editor and `tsc --noEmit` resolve `@getpaseo/plugin*` to the engine's declarations.
+    for (name, text) in [
+        ("package.json", init_package_json(&id)),
+        ("tsconfig.json", INIT_TSCONFIG.to_string()),
+    ] {
+        if !dir.join(name).exists() {
+            std::fs::write(dir.join(name), text).map_err(|e| e.to_string())?;
+        }
+    }
+    write_types(dir)?;
     println!("Created plugin {id} in {}", dir.display());
+    println!(
+        "Types: npm install in {} (typescript, zod), then npx tsc",
+        dir.display()
+    );
     println!(
         "Try it: paseo hook run --plugin {0} agent.open.before @{0}/request.json",
         dir.display()
@@ -347,6 +370,80 @@ fn init(dir: &Path, id: Option<&str>) -> Result<ExitCode, String> {
     println!("Edit and retry: paseo plugin dev {}", dir.display());
     Ok(ExitCode::SUCCESS)
 }
+
+/// The engine's declarations for plugin authors (types/), by their path under a plugin's
+/// `.paseo/types/`: what `@getpaseo/plugin`, `@getpaseo/plugin/server`, `@getpaseo/client` and
+/// `@getpaseo/protocol/agent-types` resolve to through the `paths` of the tsconfig that
+/// `plugin init` writes.
+const TYPES: &[(&str, &str)] = &[
+    (
+        "hooks.generated.d.ts",
+        include_str!("../types/hooks.generated.d.ts"),
+    ),
+    (
+        "plugin/index.d.ts",
+        include_str!("../types/plugin/index.d.ts"),
+    ),
+    (
+        "plugin/server.d.ts",
+        include_str!("../types/plugin/server.d.ts"),
+    ),
+    (
+        "plugin/paseo.d.ts",
+        include_str!("../types/plugin/paseo.d.ts"),
+    ),
+    (
+        "protocol/agent-types.d.ts",
+        include_str!("../types/protocol/agent-types.d.ts"),
+    ),
+];
+
+/// Writes (or refreshes) the declarations into `<dir>/.paseo/types/`.
+pub fn write_types(dir: &Path) -> Result<(), String> {
+    let root = dir.join(".paseo/types");
+    for (name, text) in TYPES {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
+        std::fs::write(&path, text).map_err(|e| format!("Cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn init_package_json(id: &str) -> String {
+    let package = json!({
+        "name": id,
+        "private": true,
+        "type": "module",
+        "scripts": { "typecheck": "tsc" },
+        "devDependencies": { "@types/node": "^20.19.0", "typescript": "^5.9.3", "zod": "^4.1.12" },
+    });
+    format!("{}\n", serde_json::to_string_pretty(&package).unwrap())
+}
+
+const INIT_TSCONFIG: &str = r#"{
+  // `@getpaseo/plugin*` resolve to the declarations in .paseo/types, which `paseo plugin init`
+  // wrote and `paseo plugin types .` refreshes after an upgrade of paseo.
+  "compilerOptions": {
+    "strict": true,
+    "noEmit": true,
+    "target": "ES2023",
+    "lib": ["ES2023"],
+    "module": "ESNext",
+    "moduleResolution": "Bundler",
+    "allowImportingTsExtensions": true,
+    "skipLibCheck": true,
+    "types": ["node"],
+    "paths": {
+      "@getpaseo/plugin": ["./.paseo/types/plugin/index.d.ts"],
+      "@getpaseo/plugin/server": ["./.paseo/types/plugin/server.d.ts"],
+      "@getpaseo/client": ["./.paseo/types/plugin/paseo.d.ts"],
+      "@getpaseo/protocol/agent-types": ["./.paseo/types/protocol/agent-types.d.ts"]
+    }
+  },
+  "include": ["**/*.ts", "**/*.tsx", ".paseo/types/**/*.d.ts"],
+  "exclude": ["node_modules"]
+}
+"#;
 
 const SAMPLE_OPEN_REQUEST: &str = r#"{
   "agentId": "agent-123",

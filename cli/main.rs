@@ -47,6 +47,7 @@ Daemon and its CLI ($PASEO_HOME, default ~/.paseo; control socket $PASEO_HOME/da
   paseo plugin update ID [--ref GIT_REF | --version NPM_SELECTOR]
       fetches a managed plugin again and swaps the new version in; a failed update keeps the old
   paseo plugin logs ID [--follow] | init DIR [--id ID]          (all take --json)
+  paseo plugin types DIR            (re)writes the engine's declarations into DIR/.paseo/types
   paseo plugins enable | disable    the global switch (\"pluginsEnabled\" in config.json), applied at once
   paseo plugin dev DIR [--home DIR]  a daemon with that plugin, reloaded on every file change
   paseo demo                         the whole mission in a temporary home, as a readable trace

@@ -419,6 +419,7 @@ pub async fn fetch_registry(url: &str, id: &str, installing: bool) -> Result<Art
                 || !semver
                 || !integrity.starts_with("sha512-")
                 || reqwest::Url::parse(&resolved).is_err()
+                || !(resolved.starts_with("https://") || resolved.starts_with("http://"))
             {
                 return Err(invalid());
             }
