@@ -8,6 +8,11 @@ pub mod validate;
 
 pub use catalogue::catalogue;
 
+/// The most JSON one message between a plugin and the daemon may carry: what Paseo's Node host
+/// allows one IPC message (4 MiB). It bounds a waiting hook's result and an RPC result when they
+/// reach the host, and the arguments of one SDK call when they reach the daemon.
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
 /// Why a hook dispatch failed. `Display` gives the documented text,
 /// `Plugin <id> <hook> failed: <message>`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -141,9 +141,8 @@ fn resolve_parents(path: &Path) -> PathBuf {
     resolved
 }
 
-/// The most bytes of JSON a waiting hook's result may have when it reaches the host: what
-/// Paseo's Node host allows one IPC message (4 MiB).
-pub const MAX_RESULT_BYTES: usize = 4 * 1024 * 1024;
+/// The most bytes of JSON a waiting hook's result may have when it reaches the host.
+pub const MAX_RESULT_BYTES: usize = super::MAX_MESSAGE_BYTES;
 
 /// The longest title (agent or workspace) a request may carry: the catalogue's `Title`.
 pub const MAX_TITLE_CHARS: usize = 1024;

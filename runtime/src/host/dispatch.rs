@@ -254,10 +254,10 @@ impl PluginHost {
             message,
         };
         match isolate.call(call, limits.hook_timeout).await {
-            Ok(output) if output.len() > validate::MAX_RESULT_BYTES => Err(failed(format!(
+            Ok(output) if output.len() > hooks::MAX_MESSAGE_BYTES => Err(failed(format!(
                 "Plugin {id} RPC {method} returned {} bytes of JSON; the limit is {} bytes (4 MiB)",
                 output.len(),
-                validate::MAX_RESULT_BYTES
+                hooks::MAX_MESSAGE_BYTES
             ))),
             Ok(output) => serde_json::from_str(&output).map_err(|e| failed(e.to_string())),
             Err(CallError::TimedOut) => Err(failed(format!("Plugin RPC timed out: {id}.invoke"))),

@@ -20,9 +20,9 @@ struct SdkState {
     runtime: Option<tokio::runtime::Handle>,
 }
 
-/// The most JSON one SDK call may send the daemon: what Paseo's Node host allows one IPC
-/// message. The daemon's own limits (64 KiB of timeline data, titles) apply on top.
-pub const MAX_CALL_BYTES: usize = 4 * 1024 * 1024;
+/// The most JSON one SDK call may send the daemon (`hooks::MAX_MESSAGE_BYTES`). The daemon's
+/// own limits (64 KiB of timeline data, titles) apply on top.
+pub const MAX_CALL_BYTES: usize = crate::hooks::MAX_MESSAGE_BYTES;
 
 #[op2]
 #[string]
