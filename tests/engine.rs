@@ -354,3 +354,49 @@ async fn a_host_that_never_spins_answers_the_same() {
     let out = open(&host, open_request()).await.unwrap();
     assert_eq!(out["env"]["CWD_BASE"], "shop", "{out}");
 }
+
+// Values published plugins import from Paseo's packages (`defineAttachmentSource`, the forge
+// toolkit's errors and helpers, `@getpaseo/protocol/agent-labels`) and a manifest of Paseo
+// 0.11+ (`name`, `icon`) load and behave as Paseo's own.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_runtime_values_of_paseos_packages_that_published_plugins_import() {
+    let host = host();
+    load_all(&host, &["published-imports"]).await;
+    let mut request = open_request();
+    request["labels"] = serde_json::json!({ "paseo.parent-agent-id": " agent-7 " });
+    let out = open(&host, request).await.unwrap();
+    let r: serde_json::Value =
+        serde_json::from_str(out["env"]["RESULT"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        r,
+        serde_json::json!({
+            "source": "issues",
+            "parent": "agent-7",
+            "delegated": true,
+            "label": "paseo.parent-agent-id",
+            "auth": [true, "Error", "auth-failure", "gh auth failed", "token expired", "kind"],
+            "command": ["GitHub CLI command failed: gh", "command-error", 1, "pr list", "kind,exitCode"],
+            "missing": "missing-cli",
+            "methods": 18,
+            "checks": ["none", "pending"],
+            "order": "cab",
+            "kinds": ["change_request", "issue"],
+            "time": [0, 1000],
+            "unavailable": { "items": [], "featuresEnabled": false, "authState": "unauthenticated", "githubFeaturesEnabled": false },
+        })
+    );
+    assert_eq!(
+        host.rpc_methods("published-imports").unwrap(),
+        ["issues.search"]
+    );
+    let err = host
+        .load(&fixture("imports-missing-protocol"))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("Cannot find module '@getpaseo/protocol/messages' imported from ")
+            && err.ends_with(": this Paseo plugin host provides @getpaseo/plugin, @getpaseo/plugin/server and @getpaseo/protocol/agent-labels; install other packages in the plugin"),
+        "{err}"
+    );
+}

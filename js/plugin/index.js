@@ -1,5 +1,5 @@
 // `@getpaseo/plugin`: the runtime values plugin contracts import (`defineRpc`,
-// `defineSettings`), with the checks and messages of Paseo's SDK.
+// `defineSettings`, `defineAttachmentSource`), with the checks and messages of Paseo's SDK.
 
 export function defineRpc(contract) {
   const name = typeof contract?.name === "string" ? contract.name.trim() : contract?.name;
@@ -15,4 +15,11 @@ export function defineSettings(definition) {
   if (scope !== "host") throw new Error("Only host-scoped settings are supported");
   if (!Number.isSafeInteger(version) || version < 1) throw new Error("Invalid settings version");
   return { ...definition };
+}
+
+// An attachment source is the app's (`client.addAttachmentSource`); its search is an ordinary
+// plugin RPC that the server side handles with `server.handle`. Paseo's definition is the
+// identity, checked where the app registers it.
+export function defineAttachmentSource(definition) {
+  return definition;
 }

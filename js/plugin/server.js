@@ -32,3 +32,73 @@ export function defineAgentTool(tool) {
 export function defineForgeServerProvider(provider) {
   return provider;
 }
+
+// The forge toolkit's values, as Paseo's SDK exports them: the error classes a forge provider
+// throws (`kind` tells them apart; none sets `name`), the list of service methods, and small
+// helpers for pull-request data. (`addForgeServerProvider` itself is not supported yet.)
+export const PLUGIN_FORGE_SERVICE_METHODS = Object.freeze([
+  "listPullRequests", "listIssues", "getPullRequest", "getPullRequestHeadRef",
+  "getPullRequestCheckoutTarget", "defaultCheckoutRefs", "buildPrLocalBranchName",
+  "getCurrentPullRequestStatus", "getPullRequestTimeline", "getCheckDetails",
+  "searchIssuesAndPrs", "createPullRequest", "mergePullRequest", "enablePullRequestAutoMerge",
+  "disablePullRequestAutoMerge", "isAuthenticated", "invalidate", "dispose",
+]);
+
+const hidden = (object, key, value) => Object.defineProperty(object, key, { value, writable: true, configurable: true, enumerable: false });
+
+export class ForgeCliMissingError extends Error {
+  kind = "missing-cli";
+}
+
+export class ForgeAuthenticationError extends Error {
+  kind = "auth-failure";
+  constructor(message, params) {
+    super(message);
+    hidden(this, "stderr", params?.stderr ?? "");
+  }
+}
+
+export class ForgeCommandError extends Error {
+  kind = "command-error";
+  constructor(label, params) {
+    super(label?.kind === "request" ? `${label.brand} request failed: ${label.binary}` : `${label?.brand} CLI command failed: ${label?.binary}`);
+    this.exitCode = params?.exitCode ?? null;
+    hidden(this, "brand", label?.brand);
+    hidden(this, "binary", label?.binary);
+    hidden(this, "args", [...(params?.args ?? [])]);
+    hidden(this, "cwd", params?.cwd);
+    hidden(this, "stderr", params?.stderr ?? "");
+  }
+}
+
+export function createUnavailableSearchResult(authState) {
+  return { items: [], featuresEnabled: false, authState, githubFeaturesEnabled: false };
+}
+
+export function computeChecksStatus(checks) {
+  if (checks.length === 0) return "none";
+  if (checks.some((check) => check.status === "failure")) return "failure";
+  if (checks.some((check) => check.status === "pending")) return "pending";
+  return "success";
+}
+
+export function parseOptionalTime(value) {
+  if (!value) return 0;
+  const parsed = Date.parse(value);
+  return Number.isFinite(parsed) ? parsed : 0;
+}
+
+// `createdAt` here is a number (milliseconds), as in Paseo's PullRequestTimelineItem.
+export function compareTimelineItems(left, right) {
+  return left.createdAt - right.createdAt || left.id.localeCompare(right.id);
+}
+
+// The legacy GitHub kinds map to the forge-neutral ones.
+export function normalizeForgeSearchKinds(kinds) {
+  if (!kinds) return ["issue", "change_request"];
+  return kinds.map((kind) => {
+    if (kind === "github-issue") return "issue";
+    if (kind === "github-pr" || kind === "pr") return "change_request";
+    return kind;
+  });
+}

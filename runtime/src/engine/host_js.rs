@@ -27,6 +27,10 @@ const SOURCES: &[(&str, &str)] = &[
     ("paseo:plugin", js!("plugin/index.js")),
     ("paseo:plugin/server", js!("plugin/server.js")),
     (
+        "paseo:protocol/agent-labels",
+        js!("protocol/agent-labels.js"),
+    ),
+    (
         "paseo:internal/node/internal_errors",
         js!("node/internal_errors.js"),
     ),

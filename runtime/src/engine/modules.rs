@@ -140,10 +140,12 @@ pub fn is_node_builtin(name: &str) -> bool {
     NODE_BUILTINS.contains(&name) || NODE_UNSUPPORTED.contains(&name)
 }
 
-/// Host modules (`@getpaseo/plugin*`) by specifier → internal URL.
+/// Host modules (`@getpaseo/plugin*`, and the runtime helpers of Paseo's own packages that
+/// plugins import, which Paseo resolves from its install) by specifier → internal URL.
 fn host_module_url(specifier: &str) -> Option<&'static str> {
     Some(match specifier {
         "@getpaseo/plugin" => "paseo:plugin",
+        "@getpaseo/protocol/agent-labels" => "paseo:protocol/agent-labels",
         "@getpaseo/plugin/server" => "paseo:plugin/server",
         "@getpaseo/plugin/server/provider" | "@getpaseo/plugin/provider" => {
             "paseo:unsupported/server/provider"
@@ -298,6 +300,12 @@ impl PluginModuleLoader {
         let resolution = resolver.resolve(&from_dir, specifier).map_err(|e| {
             let from = referrer.strip_prefix("file://").unwrap_or(referrer);
             match e {
+                // Paseo resolves its own packages from its install; this host has only these.
+                oxc_resolver::ResolveError::NotFound(_) if specifier.starts_with("@getpaseo/") => {
+                    format!(
+                        "Cannot find module '{specifier}' imported from {from}: this Paseo plugin host provides @getpaseo/plugin, @getpaseo/plugin/server and @getpaseo/protocol/agent-labels; install other packages in the plugin"
+                    )
+                }
                 oxc_resolver::ResolveError::NotFound(_) => {
                     format!("Cannot find module '{specifier}' imported from {from}")
                 }

@@ -11,7 +11,13 @@ pub const MIGRATION_ACTION: &str =
 #[derive(Debug, Clone, PartialEq)]
 pub struct Manifest {
     pub id: String,
+    /// A display name (Paseo 0.11+).
+    pub name: Option<String>,
     pub description: Option<String>,
+    /// A PNG inside the plugin package, by its relative path (shown by the app).
+    pub icon: Option<String>,
+    /// Screenshots: relative paths inside the package, or `https:` URLs.
+    pub media: Vec<String>,
     /// `requirements.paseo`, an npm semver range; absent means `<0.8.0`.
     pub paseo_range: Option<String>,
     pub build: Vec<Vec<String>>,
@@ -43,6 +49,32 @@ pub fn check_plugin_id(id: &str) -> Result<(), String> {
     ))
 }
 
+/// The keys of Paseo's manifest schema in its newest version; any other key is refused, so that
+/// a misspelled one is not silently ignored.
+pub const KEYS: &[&str] = &[
+    "id",
+    "name",
+    "description",
+    "icon",
+    "media",
+    "requirements",
+    "build",
+];
+
+/// Paseo's asset path: relative, inside the package, a file (no `..`, no trailing `/`, no
+/// `\ : ? #` or control characters).
+fn asset_path(p: &str) -> bool {
+    !p.is_empty()
+        && p == p.trim()
+        && !p.starts_with('/')
+        && !p
+            .chars()
+            .any(|c| matches!(c, '\\' | ':' | '?' | '#') || c.is_control())
+        && !p.split('/').any(|s| s == "..")
+        && !p.ends_with('/')
+        && p.rsplit('/').next() != Some(".")
+}
+
 impl Manifest {
     pub fn read(dir: &Path) -> Result<Manifest, String> {
         let path = dir.join("paseo-plugin.json");
@@ -53,10 +85,7 @@ impl Manifest {
         let obj = value
             .as_object()
             .ok_or_else(|| invalid("expected a JSON object".into()))?;
-        if let Some(key) = obj
-            .keys()
-            .find(|k| !["id", "description", "requirements", "build"].contains(&k.as_str()))
-        {
+        if let Some(key) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
             return Err(invalid(format!("unknown key \"{key}\"")));
         }
         let id = match obj.get("id") {
@@ -72,10 +101,31 @@ impl Manifest {
             Some(_) => return Err(invalid("id must be a string".into())),
             None => return Err(invalid("id is required".into())),
         };
-        let description = match obj.get("description") {
-            None => None,
-            Some(Value::String(d)) if !d.trim().is_empty() => Some(d.clone()),
-            Some(_) => return Err(invalid("description must be a non-empty string".into())),
+        let text = |key: &str| match obj.get(key) {
+            None => Ok(None),
+            Some(Value::String(d)) if !d.trim().is_empty() => Ok(Some(d.clone())),
+            Some(_) => Err(invalid(format!("{key} must be a non-empty string"))),
+        };
+        let name = text("name")?.map(|n| n.trim().to_string());
+        let description = text("description")?;
+        let icon = match text("icon")? {
+            Some(icon) if !asset_path(&icon) || !icon.to_lowercase().ends_with(".png") => {
+                return Err(invalid(format!(
+                    "icon \"{icon}\": expected a relative path to a PNG inside the plugin package"
+                )))
+            }
+            icon => icon,
+        };
+        let media = match obj.get("media") {
+            None => vec![],
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|m| match m.as_str() {
+                    Some(m) if asset_path(m) || (m.starts_with("https://") && deno_core::url::Url::parse(m).is_ok()) => Ok(m.to_string()),
+                    _ => Err(invalid(format!("media entry {m}: expected a relative file path inside the plugin package or an https URL"))),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(invalid("media must be a list".into())),
         };
         let paseo_range = match obj.get("requirements") {
             None => None,
@@ -123,7 +173,10 @@ impl Manifest {
         };
         Ok(Manifest {
             id,
+            name,
             description,
+            icon,
+            media,
             paseo_range,
             build,
         })
@@ -184,10 +237,55 @@ mod tests {
     fn manifest(range: Option<&str>) -> Manifest {
         Manifest {
             id: "x".into(),
+            name: None,
             description: None,
+            icon: None,
+            media: vec![],
             paseo_range: range.map(Into::into),
             build: vec![],
         }
+    }
+
+    #[test]
+    fn the_newest_schemas_keys_are_accepted_and_checked() {
+        let dir = tempfile_dir();
+        let write = |json: &str| std::fs::write(dir.join("paseo-plugin.json"), json).unwrap();
+        write(
+            r#"{ "id": "x", "name": " Notes ", "icon": "assets/icon.png", "media": ["shots/a.png", "https://example.com/b.png"], "requirements": { "paseo": ">=0.11.0" } }"#,
+        );
+        let m = Manifest::read(&dir).unwrap();
+        assert_eq!(m.name.as_deref(), Some("Notes"));
+        assert_eq!(m.icon.as_deref(), Some("assets/icon.png"));
+        assert_eq!(m.media.len(), 2);
+        let err = |json: &str| {
+            write(json);
+            let e = Manifest::read(&dir).unwrap_err();
+            e.split_once(": ").unwrap().1.to_string()
+        };
+        assert_eq!(
+            err(r#"{ "id": "x", "icon": "../icon.png" }"#),
+            "icon \"../icon.png\": expected a relative path to a PNG inside the plugin package"
+        );
+        assert_eq!(
+            err(r#"{ "id": "x", "icon": "icon.svg" }"#),
+            "icon \"icon.svg\": expected a relative path to a PNG inside the plugin package"
+        );
+        assert_eq!(err(r#"{ "id": "x", "media": ["http://example.com/a.png"] }"#), "media entry \"http://example.com/a.png\": expected a relative file path inside the plugin package or an https URL");
+        assert_eq!(
+            err(r#"{ "id": "x", "name": "" }"#),
+            "name must be a non-empty string"
+        );
+        assert_eq!(
+            err(r#"{ "id": "x", "entry": "main.ts" }"#),
+            "unknown key \"entry\""
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn tempfile_dir() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("paseo-manifest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
     }
 
     #[test]
