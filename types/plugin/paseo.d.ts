@@ -1,192 +1,633 @@
-// The SDK behind `server.paseo` and `context.paseo` (Paseo's `@getpaseo/client` `PaseoApi`).
-// Hand-written and deliberately loose: members plugins are known to use are typed, the daemon's
-// own records are open objects (`[key: string]: unknown`), and rarely used calls take and
-// return `unknown`.
-import type { AgentPermissionRequest, McpServers, WorkspaceSource } from "../hooks.generated";
+// The SDK behind `server.paseo` and `context.paseo`: `@getpaseo/client`'s `PaseoApi`. Shapes follow
+// Paseo's packages/client/src/index.ts and the protocol payloads it derives them from
+// (packages/protocol/src/messages.ts, agent-types.ts). Members whose payloads are not pinned
+// down here (terminals, observeEvents, provider results) stay loose.
+import type { AgentPermissionRequest } from "../hooks.generated";
+import type {
+  AgentCapabilityFlags,
+  AgentFeature,
+  AgentLifecycleStatus,
+  AgentMode,
+  AgentPermissionResponse,
+  AgentPersistenceHandle,
+  AgentRuntimeInfo,
+  AgentStreamEventPayload,
+  AgentTimelineItem,
+  AgentUsage,
+  McpServerConfig,
+  PluginTimelineItem,
+  ProviderOptions,
+  ToolPolicy,
+} from "../protocol/agent-types";
+
+export type { AgentPermissionResponse, AgentTimelineItem } from "../protocol/agent-types";
 
 export interface PaseoApi {
+  /** Releases every subscription this API owns. */
   dispose(): Promise<void>;
   observeEvents(...args: unknown[]): unknown;
-  readonly agents: PaseoAgentActions;
-  readonly workspaces: PaseoWorkspaceActions;
-  readonly projects: {
-    list(options?: PaseoListOptions): Promise<PaseoListResult<{ project: PaseoProject }>>;
-    subscribe(handler: (event: unknown) => void): () => void;
-  };
   readonly terminals: PaseoTerminalActions;
+  readonly workspaces: PaseoWorkspaceActions;
+  readonly projects: PaseoProjectActions;
+  readonly agents: PaseoAgentActions;
   readonly providers: PaseoProviderActions;
-  readonly config: {
-    get(requestId?: string): Promise<Record<string, unknown>>;
-    patch(patch: Record<string, unknown>, requestId?: string): Promise<unknown>;
-  };
+  readonly config: PaseoConfigActions;
 }
 
-export interface PaseoListOptions {
-  scope?: string;
-  sort?: unknown;
-  page?: { limit?: number; cursor?: string | null };
-  /** `{}` asks for an owned live subscription (`result.subscription`). */
-  subscribe?: Record<string, unknown>;
-  requestId?: string;
-  [option: string]: unknown;
+// Subscriptions.
+
+/** A daemon message as subscription observers see it. */
+export interface PaseoSessionMessage {
+  type: string;
+  payload?: unknown;
 }
 
-export interface PaseoListResult<Entry> {
-  requestId: string;
+export type SubscriptionSnapshot<T> = T & { subscriptionId: string };
+
+export interface SubscriptionObserver<T> {
+  snapshot(snapshot: T): void;
+  update(message: PaseoSessionMessage): void;
+  error?(error: unknown): void;
+}
+
+/** A live list subscription (`list({ subscribe: {} })`); IDs change on reconnect. */
+export interface OwnedSubscription<T> {
+  readonly subscriptionId: string | null;
+  readonly ready: Promise<SubscriptionSnapshot<T>>;
+  subscribe(observer: SubscriptionObserver<SubscriptionSnapshot<T>>): () => void;
+  release(): Promise<void>;
+}
+
+/** Asks `list()` for a live subscription; the host assigns the ID. */
+export interface PaseoSubscribeOption {
   subscriptionId?: string;
-  entries: Entry[];
-  pageInfo: { nextCursor?: string | null; hasMore?: boolean; [key: string]: unknown };
-  subscription?: PaseoSubscription;
 }
 
-export interface PaseoSubscription {
-  subscribe(handler: (event: unknown) => void): () => void;
-  release(): void | Promise<void>;
-}
+// Projects.
 
+/** A project as the directory lists it. */
 export interface PaseoProject {
-  id: string;
-  [key: string]: unknown;
+  projectId: string;
+  projectKey?: string;
+  projectDisplayName: string;
+  projectCustomName?: string | null;
+  projectCustomIconRevision?: string | null;
+  projectRootPath: string;
+  projectKind: "git" | "non_git" | "directory";
 }
 
-/** The daemon's record of an agent. */
+export interface PaseoProjectListOptions {
+  requestId?: string;
+}
+
+export interface PaseoProjectListResult {
+  requestId: string;
+  projects: PaseoProject[];
+}
+
+export type PaseoProjectUpdate = { kind: "upsert"; project: PaseoProject } | { kind: "remove"; projectId: string };
+
+export type PaseoProjectUpdateHandler = (update: PaseoProjectUpdate) => void;
+
+export interface PaseoProjectActions {
+  list(options?: PaseoProjectListOptions): Promise<PaseoProjectListResult>;
+  subscribe(handler: PaseoProjectUpdateHandler): () => void;
+}
+
+/** The checkout behind a project placement. */
+export type PaseoProjectCheckout =
+  | {
+      cwd: string;
+      isGit: false;
+      currentBranch: null;
+      remoteUrl: null;
+      worktreeRoot: null;
+      isPaseoOwnedWorktree: false;
+      mainRepoRoot: null;
+    }
+  | {
+      cwd: string;
+      isGit: true;
+      currentBranch: string | null;
+      remoteUrl: string | null;
+      worktreeRoot: string;
+      isPaseoOwnedWorktree: false;
+      mainRepoRoot: string | null;
+    }
+  | {
+      cwd: string;
+      isGit: true;
+      currentBranch: string | null;
+      remoteUrl: string | null;
+      worktreeRoot: string;
+      isPaseoOwnedWorktree: true;
+      mainRepoRoot: string;
+    };
+
+/** Where an agent or workspace sits (`ProjectPlacementPayload`). */
+export interface PaseoProjectPlacement {
+  projectKey: string;
+  projectName: string;
+  workspaceName?: string | null;
+  checkout: PaseoProjectCheckout;
+}
+
+// Agents.
+
+/** The daemon's snapshot of an agent (`AgentSnapshotPayload`). */
 export interface PaseoAgent {
   id: string;
   provider: string;
   cwd: string;
-  status: string;
+  workspaceId?: string;
+  model: string | null;
+  features?: AgentFeature[];
+  thinkingOptionId?: string | null;
+  effectiveThinkingOptionId?: string | null;
+  createdAt: string;
+  updatedAt: string;
+  lastUserMessageAt: string | null;
+  status: AgentLifecycleStatus;
+  activeTurn?: { turnId: string; startedAt: string | null } | null;
+  capabilities: AgentCapabilityFlags;
+  currentModeId: string | null;
+  availableModes: AgentMode[];
+  pendingPermissions: AgentPermissionRequest[];
+  persistence: AgentPersistenceHandle | null;
+  runtimeInfo?: AgentRuntimeInfo;
+  lastUsage?: AgentUsage;
+  lastError?: string;
   title: string | null;
-  workspaceId?: string | null;
-  labels?: Record<string, string>;
-  [key: string]: unknown;
+  labels: Record<string, string>;
+  requiresAttention?: boolean;
+  attentionReason?: "finished" | "error" | "permission" | null;
+  attentionTimestamp?: string | null;
+  archivedAt?: string | null;
+  providerUnavailable?: boolean;
 }
+
+export interface PaseoAgentListOptions {
+  scope?: "active";
+  filter?: {
+    labels?: Record<string, string>;
+    projectKeys?: string[];
+    statuses?: AgentLifecycleStatus[];
+    includeArchived?: boolean;
+    requiresAttention?: boolean;
+    thinkingOptionId?: string | null;
+  };
+  sort?: { key: "status_priority" | "created_at" | "updated_at" | "title"; direction: "asc" | "desc" }[];
+  /** `limit` is 1–200. */
+  page?: { limit: number; cursor?: string };
+  subscribe?: PaseoSubscribeOption;
+  requestId?: string;
+}
+
+export interface PaseoAgentListEntry {
+  agent: PaseoAgent;
+  project: PaseoProjectPlacement;
+  searchScore?: number;
+  searchMatches?: { field: "workspace" | "title" | "branch" | "project"; ranges: { start: number; length: number }[] }[];
+}
+
+export interface PaseoPageInfo {
+  nextCursor: string | null;
+  prevCursor: string | null;
+  hasMore: boolean;
+}
+
+export interface PaseoAgentListResult {
+  subscription?: OwnedSubscription<PaseoAgentListResult>;
+  requestId: string;
+  subscriptionId?: string | null;
+  entries: PaseoAgentListEntry[];
+  pageInfo: PaseoPageInfo;
+}
+
+export type PaseoAgentUpdate =
+  | { kind: "upsert"; agent: PaseoAgent; project?: PaseoProjectPlacement | null }
+  | { kind: "remove"; agentId: string };
+
+export type PaseoAgentUpdateHandler = (update: PaseoAgentUpdate) => void;
 
 export interface PaseoAgentActions {
-  list(options?: PaseoListOptions): Promise<PaseoListResult<{ agent: PaseoAgent; project: PaseoProject | null }>>;
+  list(options: PaseoAgentListOptions & { subscribe: PaseoSubscribeOption }): Promise<
+    PaseoAgentListResult & { subscriptionId: string; subscription: OwnedSubscription<PaseoAgentListResult> }
+  >;
+  list(options?: PaseoAgentListOptions): Promise<PaseoAgentListResult>;
   /** A local handle; makes no request. */
-  ref(agentOrId: string | { id: string }): PaseoAgentHandle;
+  ref(agent: string | PaseoAgent): PaseoAgentHandle;
   create(options: PaseoAgentCreateOptions): Promise<PaseoAgentHandle>;
-  subscribe(handler: (update: unknown) => void): () => void;
+  /** Local listener for agent updates; the returned function removes it. */
+  subscribe(handler: PaseoAgentUpdateHandler): () => void;
 }
 
+export interface PaseoAgentConfig {
+  /** `"provider/model"`. */
+  provider: string;
+  modeId?: string;
+  thinkingOptionId?: string;
+  featureValues?: Record<string, unknown>;
+  /** JSON-safe provider-native settings, sent as `providerOptions`. */
+  options?: ProviderOptions;
+  systemPrompt?: string;
+  toolPolicy?: ToolPolicy;
+  mcpServers?: Record<string, McpServerConfig>;
+}
+
+/** Worktree setup for a new agent (`GitSetupOptions`). */
+export interface PaseoAgentGitOptions {
+  baseBranch?: string;
+  createNewBranch?: boolean;
+  newBranchName?: string;
+  createWorktree?: boolean;
+  worktreeSlug?: string;
+  refName?: string;
+  action?: "branch-off" | "checkout";
+  checkoutSource?: PaseoChangeRequestCheckoutSource;
+  /** Legacy; prefer `checkoutSource`. */
+  githubPrNumber?: number;
+}
+
+export type PaseoAgentWorktreeTarget =
+  | { mode: "branch-off"; newBranch: string; base?: string }
+  | { mode: "checkout-branch"; branch: string }
+  | { mode: "checkout-pr"; prNumber: number };
+
+/** Progress of a workspace or agent creation, passed to `onEvent`. */
+export type PaseoCreationSnapshot = Record<string, unknown>;
+
 export interface PaseoAgentCreateOptions {
-  config: {
-    /** `"provider/model"`. */
-    provider: string;
-    modeId?: string;
-    thinkingOptionId?: string;
-    featureValues?: Record<string, unknown>;
-    /** Sent as `providerOptions`. */
-    options?: Record<string, unknown>;
-    systemPrompt?: string;
-    toolPolicy?: { preapproved: { kind: "mcp"; server: string; tool: string }[] };
-    mcpServers?: McpServers;
-  };
+  idempotencyKey?: string;
+  agentId?: string;
+  onEvent?: (snapshot: PaseoCreationSnapshot) => void;
+  config: PaseoAgentConfig;
   cwd: string;
-  /** The calling agent's ID. */
-  parent?: string;
-  title?: string;
+  /** The calling agent (sent as `callerAgentId`). */
+  parent?: string | PaseoAgentHandle;
+  title?: string | null;
   env?: Record<string, string>;
   /** The first message (`initialPrompt`). */
   prompt?: string;
-  labels?: Record<string, string>;
-  idempotencyKey?: string;
-  agentId?: string;
+  clientMessageId?: string;
+  outputSchema?: Record<string, unknown>;
+  images?: { data: string; mimeType: string }[];
+  attachments?: unknown[];
+  git?: PaseoAgentGitOptions;
+  worktree?: PaseoAgentWorktreeTarget;
+  autoArchive?: boolean;
   requestId?: string;
-  onEvent?: (event: unknown) => void;
-  [option: string]: unknown;
+  labels?: Record<string, string>;
 }
 
-export interface PaseoSendOptions {
+export type PaseoWorkspaceAgentCreateOptions = Omit<PaseoAgentCreateOptions, "cwd">;
+
+export interface PaseoAgentRefetchResult {
+  agent: PaseoAgent;
+  project: PaseoProjectPlacement | null;
+}
+
+export interface PaseoAgentSendOptions {
   messageId?: string;
-  images?: { data: string; mimeType: string }[];
+  images?: Array<{ data: string; mimeType: string }>;
   attachments?: unknown[];
 }
 
-export interface PaseoWaitForFinishResult {
-  status: string;
-  [key: string]: unknown;
+export interface PaseoAgentRunOptions extends PaseoAgentSendOptions {
+  timeoutMs?: number;
 }
 
-/** `agents.ref(id)`: state fields are `null` until the first agent state arrives. */
+/** How a turn ended (`WaitForFinishResult`). */
+export interface PaseoAgentRunResult {
+  status: "idle" | "error" | "permission" | "timeout";
+  final: PaseoAgent | null;
+  error: string | null;
+  lastMessage: string | null;
+}
+
+export type PaseoAgentPermissionResponse = AgentPermissionResponse;
+
+export interface PaseoAgentRespondToPermissionOptions {
+  requestId: string;
+  response: PaseoAgentPermissionResponse;
+}
+
+export interface PaseoAgentCommandsOptions {
+  requestId?: string;
+}
+
+/** The session's slash commands and skills; a provider that cannot answer sets `error`. */
+export interface PaseoAgentCommandsResult {
+  [key: string]: unknown;
+  error?: string | null;
+}
+
+/** `agents.ref(id)`: state fields read `null` until the handle has seen a snapshot. */
 export interface PaseoAgentHandle {
   readonly id: string;
   readonly workspaceId: string | null;
   readonly cwd: string | null;
-  readonly status: string | null;
-  readonly capabilities: unknown;
-  readonly availableModes: unknown;
-  readonly pendingPermissions: readonly AgentPermissionRequest[] | null;
-  readonly activeTurn: unknown;
-  readonly lastUsage: unknown;
-  readonly lastError: unknown;
-  readonly features: unknown;
-  readonly runtimeInfo: unknown;
-  readonly archivedAt: string | null;
-  readonly timeline: PaseoAgentTimeline;
+  readonly status: PaseoAgent["status"] | null;
+  readonly capabilities: PaseoAgent["capabilities"] | null;
+  readonly availableModes: PaseoAgent["availableModes"] | null;
+  readonly pendingPermissions: PaseoAgent["pendingPermissions"] | null;
+  readonly activeTurn: NonNullable<PaseoAgent["activeTurn"]> | null;
+  readonly lastUsage: NonNullable<PaseoAgent["lastUsage"]> | null;
+  readonly lastError: NonNullable<PaseoAgent["lastError"]> | null;
+  readonly features: NonNullable<PaseoAgent["features"]> | null;
+  readonly runtimeInfo: NonNullable<PaseoAgent["runtimeInfo"]> | null;
+  readonly archivedAt: NonNullable<PaseoAgent["archivedAt"]> | null;
+  readonly timeline: PaseoAgentTimelineHandle;
   current(): PaseoAgent | null;
   /** Reads the current snapshot; does not reopen the session. */
-  refresh(requestId?: string): Promise<{ agent: PaseoAgent; project: PaseoProject | null } | null>;
+  refresh(requestId?: string): Promise<PaseoAgentRefetchResult | null>;
   /** Reopens the provider session (`agent.open.before` runs with `reason: "refresh"`). */
   reload(options?: { requestId?: string }): Promise<void>;
-  send(text: string, options?: PaseoSendOptions): Promise<void>;
-  respondToPermission(options: { requestId: string; response: AgentPermissionResponse }): Promise<void>;
-  /** Sends and waits (10 minutes by default). */
-  run(text: string, options?: PaseoSendOptions & { timeoutMs?: number }): Promise<PaseoWaitForFinishResult>;
-  waitForFinish(timeoutMs?: number): Promise<PaseoWaitForFinishResult>;
-  commands(options?: Record<string, unknown>): Promise<unknown>;
+  send(text: string, options?: PaseoAgentSendOptions): Promise<void>;
+  respondToPermission(options: PaseoAgentRespondToPermissionOptions): Promise<void>;
+  /** Sends and resolves when that turn finishes or needs attention (10 minutes by default). */
+  run(text: string, options?: PaseoAgentRunOptions): Promise<PaseoAgentRunResult>;
+  /** Waits for the current turn, including one started with `prompt`. */
+  waitForFinish(timeoutMs?: number): Promise<PaseoAgentRunResult>;
+  commands(options?: PaseoAgentCommandsOptions): Promise<PaseoAgentCommandsResult>;
   archive(): Promise<{ archivedAt: string }>;
   detach(): Promise<void>;
-  subscribe(handler: (event: unknown) => void): () => void;
+  subscribe(handler: (update: PaseoAgentUpdate) => void): () => void;
 }
+
+// Timeline.
 
 export interface PaseoTimelineCursor {
   epoch: string;
   seq: number;
 }
 
-export interface PaseoTimelinePage {
-  entries: { item: AgentTimelineItem; seqStart?: number; timestamp?: string }[];
-  startCursor?: PaseoTimelineCursor | null;
-  hasOlder?: boolean;
-  error?: string | null;
-  [key: string]: unknown;
+export type PaseoAgentTimelineDirection = "tail" | "before" | "after";
+export type PaseoAgentTimelineProjection = "projected" | "canonical";
+
+export interface PaseoAgentTimelineRefetchOptions {
+  direction?: PaseoAgentTimelineDirection;
+  cursor?: PaseoTimelineCursor;
+  /** 0 means every row of the window. */
+  limit?: number;
+  projection?: PaseoAgentTimelineProjection;
+  requestId?: string;
 }
 
-export interface PaseoAgentTimeline {
+export interface PaseoAgentTimelineEntry {
+  provider: string;
+  item: AgentTimelineItem;
+  timestamp: string;
+  seqStart: number;
+  seqEnd: number;
+  sourceSeqRanges: { startSeq: number; endSeq: number }[];
+  collapsed: ("assistant_merge" | "reasoning_merge" | "tool_lifecycle")[];
+}
+
+/** A timeline page (`FetchAgentTimelinePayload`); `error` is set instead of rejecting. */
+export interface PaseoTimelinePage {
+  requestId: string;
+  agentId: string;
+  agent: PaseoAgent | null;
+  direction: PaseoAgentTimelineDirection;
+  projection: PaseoAgentTimelineProjection;
+  epoch: string;
+  reset: boolean;
+  staleCursor: boolean;
+  gap: boolean;
+  window: { minSeq: number; maxSeq: number; nextSeq: number };
+  startCursor: PaseoTimelineCursor | null;
+  endCursor: PaseoTimelineCursor | null;
+  hasOlder: boolean;
+  hasNewer: boolean;
+  mergeWindow?: boolean;
+  entries: PaseoAgentTimelineEntry[];
+  error: string | null;
+}
+
+/** An `agent_stream` event; timeline events carry `seq` and `epoch`. */
+export interface PaseoAgentStream {
+  agentId: string;
+  event: AgentStreamEventPayload;
+  timestamp: string;
+  seq?: number;
+  epoch?: string;
+}
+
+/** What `timeline.subscribe` delivers: stream events and the subscription's own lifecycle. */
+export type PaseoAgentTimelineEvent =
+  | PaseoAgentStream
+  | { agentId: string; event: { type: "replacement"; epoch: string } }
+  | { agentId: string; subscriptionId: string; event: { type: "subscription_restored" } }
+  | { agentId: string; event: { type: "error"; error: string } };
+
+/** Calling it releases the subscription; await `ready` before work that must be observed. */
+export type PaseoAgentTimelineSubscription = (() => void) & {
+  readonly ready: Promise<void>;
+  readonly subscriptionId: string | null;
+  release(): Promise<void>;
+};
+
+export interface PaseoAgentTimelineHandle {
   /** Adds or replaces (same plugin and `id`) a plugin row; `data` is at most 64 KiB of JSON. */
-  append(item: { type: "plugin"; id: string; kind: string; version: number; data: unknown }): Promise<{ seq: number; epoch: string }>;
-  refetch(options?: {
-    direction?: "tail" | "before" | "after";
-    cursor?: PaseoTimelineCursor;
-    limit?: number;
-    projection?: "projected" | "canonical";
-    requestId?: string;
-  }): Promise<PaseoTimelinePage>;
-  subscribe(handler: (event: unknown) => void): () => void;
+  append(item: Omit<PluginTimelineItem, "pluginId">): Promise<{ seq: number; epoch: string }>;
+  refetch(options?: PaseoAgentTimelineRefetchOptions): Promise<PaseoTimelinePage>;
+  /** Live events only: after a reconnect or `replacement`, refetch what you need. */
+  subscribe(handler: (event: PaseoAgentTimelineEvent) => void): PaseoAgentTimelineSubscription;
+}
+
+/** @deprecated Use `PaseoAgentTimelineHandle`. */
+export type PaseoAgentTimeline = PaseoAgentTimelineHandle;
+/** @deprecated Use `PaseoAgentSendOptions`. */
+export type PaseoSendOptions = PaseoAgentSendOptions;
+/** @deprecated Use `PaseoAgentRunResult`. */
+export type PaseoWaitForFinishResult = PaseoAgentRunResult;
+
+// Workspaces.
+
+export interface PaseoWorkspaceScript {
+  scriptName: string;
+  type: "script" | "service";
+  hostname: string;
+  port: number | null;
+  localProxyUrl?: string | null;
+  publicProxyUrl?: string | null;
+  proxyUrl: string | null;
+  lifecycle: "running" | "stopped";
+  health: "healthy" | "unhealthy" | null;
+  exitCode: number | null;
+  terminalId: string | null;
+}
+
+/** The daemon's record of a workspace (`WorkspaceDescriptorPayload`). */
+export interface PaseoWorkspace {
+  id: string;
+  projectId: string;
+  projectDisplayName: string;
+  projectCustomName?: string | null;
+  projectCustomIconRevision?: string | null;
+  projectRootPath: string;
+  /** The directory agents run in; the project root when the daemon sends none. */
+  workspaceDirectory: string;
+  worktreeSlug?: string;
+  projectKind: "git" | "non_git" | "directory";
+  workspaceKind: "directory" | "local_checkout" | "checkout" | "worktree";
+  /** The title when one is set, else the branch or directory name. */
+  name: string;
+  title?: string | null;
+  pinnedAt?: string | null;
+  archivingAt: string | null;
+  status: "needs_input" | "failed" | "running" | "attention" | "done";
+  statusEnteredAt: string | null;
+  activityAt: string | null;
+  diffStat?: { additions: number; deletions: number } | null;
+  scripts: PaseoWorkspaceScript[];
+  gitRuntime?: {
+    currentBranch?: string | null;
+    remoteUrl?: string | null;
+    isPaseoOwnedWorktree?: boolean;
+    isDirty?: boolean | null;
+    aheadBehind?: { ahead: number; behind: number } | null;
+    aheadOfOrigin?: number | null;
+    behindOfOrigin?: number | null;
+  } | null;
+  githubRuntime?: {
+    featuresEnabled?: boolean;
+    pullRequest?: {
+      number?: number;
+      url: string;
+      title: string;
+      state: string;
+      baseRefName: string;
+      headRefName: string;
+      isMerged: boolean;
+      isDraft?: boolean;
+      mergeable?: "MERGEABLE" | "CONFLICTING" | "UNKNOWN";
+      checks?: {
+        name: string;
+        status: "success" | "failure" | "pending" | "skipped" | "cancelled";
+        url: string | null;
+        workflow?: string;
+        duration?: string;
+      }[];
+      checksStatus?: "none" | "pending" | "success" | "failure";
+      reviewDecision?: "approved" | "changes_requested" | "pending" | null;
+      repoOwner?: string;
+      repoName?: string;
+      github?: unknown;
+    } | null;
+    error?: { message: string } | null;
+    refreshedAt?: string | null;
+  } | null;
+  forge?: string;
+  project?: PaseoProjectPlacement;
+}
+
+export interface PaseoWorkspaceListOptions {
+  filter?: { query?: string; projectId?: string; idPrefix?: string };
+  sort?: { key: "status_priority" | "activity_at" | "name" | "project_id"; direction: "asc" | "desc" }[];
+  /** `limit` is 1–200. */
+  page?: { limit: number; cursor?: string };
+  subscribe?: PaseoSubscribeOption;
+  requestId?: string;
+}
+
+export interface PaseoWorkspaceListResult {
+  subscription?: OwnedSubscription<PaseoWorkspaceListResult>;
+  requestId: string;
+  subscriptionId?: string | null;
+  entries: PaseoWorkspace[];
+  pageInfo: PaseoPageInfo;
+}
+
+export interface PaseoWorkspaceOpenOptions {
+  cwd: string;
+  requestId?: string;
+}
+
+export interface PaseoChangeRequestCheckoutSource {
+  kind: "change_request";
+  forge?: string;
+  number: number;
+  projectPath?: string;
+}
+
+/** What a new workspace is backed by: an existing directory or a new worktree. */
+export type PaseoWorkspaceCreateSource =
+  | { kind: "directory"; path: string; projectId?: string }
+  | {
+      kind: "worktree";
+      /** A directory of the project the worktree is cut from. */
+      cwd?: string;
+      projectId?: string;
+      action?: "branch-off" | "checkout";
+      /** The branch to check out, or the base ref to branch off. */
+      refName?: string;
+      baseBranch?: string;
+      /** The new branch for `branch-off`. */
+      branchName?: string;
+      checkoutSource?: PaseoChangeRequestCheckoutSource;
+      /** Legacy; prefer `checkoutSource`. */
+      githubPrNumber?: number;
+      worktreeSlug?: string;
+    };
+
+export interface PaseoWorkspaceCreateOptions {
+  /** Matches `/^wks_[a-f0-9]{16}$/`. */
+  workspaceId?: string;
+  idempotencyKey?: string;
+  title?: string;
+  /** Context for generating the workspace's name and branch. */
+  firstAgentContext?: { prompt?: string; attachments?: unknown[] };
+  source: PaseoWorkspaceCreateSource;
+  requestId?: string;
+  /** An agent to start in the new workspace. */
+  agent?: Omit<PaseoAgentCreateOptions, "worktree" | "git" | "onEvent" | "idempotencyKey" | "requestId">;
+  onEvent?: (snapshot: PaseoCreationSnapshot) => void;
+}
+
+export interface PaseoWorkspaceArchiveResult {
+  requestId: string;
+  workspaceId: string;
+  archivedAt: string | null;
+  error: string | null;
+}
+
+export type PaseoWorkspaceUpdate =
+  | { kind: "upsert"; workspace: PaseoWorkspace }
+  | { kind: "remove"; id: string; emptyProject?: PaseoProject; removedProjectId?: string };
+
+export type PaseoWorkspaceUpdateHandler = (update: PaseoWorkspaceUpdate) => void;
+
+/** A workspace label from the catalog. */
+export interface PaseoWorkspaceLabel {
+  name: string;
+  color: string;
+}
+
+export interface PaseoWorkspaceLabelAssignmentResult {
+  label: PaseoWorkspaceLabel;
+  /** Every label on the workspace after the change. */
+  labels: string[];
+}
+
+export interface PaseoWorkspaceLabelActions {
+  list(options?: { requestId?: string }): Promise<unknown>;
 }
 
 export interface PaseoWorkspaceActions {
-  list(options?: PaseoListOptions): Promise<PaseoListResult<{ workspace: PaseoWorkspace; [key: string]: unknown }>>;
-  ref(workspaceOrId: string | { id: string }): PaseoWorkspaceHandle;
-  open(cwd: string | { cwd: string; requestId?: string }): Promise<PaseoWorkspaceHandle>;
-  create(options: {
-    source: WorkspaceSource;
-    title?: string | null;
-    firstAgentContext?: Record<string, unknown>;
-    agent?: Record<string, unknown>;
-    onEvent?: (event: unknown) => void;
-    requestId?: string;
-    idempotencyKey?: string;
-  }): Promise<PaseoWorkspaceHandle>;
-  archive(workspaceOrId: string | { id: string }, requestId?: string): Promise<unknown>;
-  subscribe(handler: (event: unknown) => void): () => void;
-  readonly labels: { list(): Promise<unknown> };
-}
-
-export interface PaseoWorkspace {
-  id: string;
-  [key: string]: unknown;
+  list(options: PaseoWorkspaceListOptions & { subscribe: PaseoSubscribeOption }): Promise<
+    PaseoWorkspaceListResult & { subscriptionId: string; subscription: OwnedSubscription<PaseoWorkspaceListResult> }
+  >;
+  list(options?: PaseoWorkspaceListOptions): Promise<PaseoWorkspaceListResult>;
+  /** A local handle; makes no request. */
+  ref(workspace: string | PaseoWorkspace): PaseoWorkspaceHandle;
+  open(input: string | PaseoWorkspaceOpenOptions, requestId?: string): Promise<PaseoWorkspaceHandle>;
+  create(options: PaseoWorkspaceCreateOptions): Promise<PaseoWorkspaceHandle>;
+  archive(workspace: string | PaseoWorkspaceHandle, requestId?: string): Promise<PaseoWorkspaceArchiveResult>;
+  /** Local listener for workspace updates; the returned function removes it. */
+  subscribe(handler: PaseoWorkspaceUpdateHandler): () => void;
+  readonly labels: PaseoWorkspaceLabelActions;
 }
 
 export interface PaseoWorkspaceHandle {
@@ -194,62 +635,99 @@ export interface PaseoWorkspaceHandle {
   readonly projectId: string | null;
   readonly directory: string | null;
   readonly name: string | null;
-  readonly status: string | null;
-  readonly agents: { create(options: Omit<PaseoAgentCreateOptions, "cwd">): Promise<PaseoAgentHandle> };
-  readonly terminals: { create(options?: Record<string, unknown>): Promise<unknown>; list(): Promise<unknown[]> };
+  readonly status: PaseoWorkspace["status"] | null;
+  readonly agents: { create(options: PaseoWorkspaceAgentCreateOptions): Promise<PaseoAgentHandle> };
+  readonly terminals: PaseoWorkspaceTerminalActions;
   current(): PaseoWorkspace | null;
-  refresh(requestId?: string): Promise<{ workspace: PaseoWorkspace; [key: string]: unknown } | null>;
-  setTitle(title: string | null): Promise<void>;
-  setLabel(label: string, assigned: boolean): Promise<void>;
-  archive(): Promise<unknown>;
-  subscribe(handler: (event: unknown) => void): () => void;
+  refresh(options?: { requestId?: string }): Promise<PaseoWorkspace | null>;
+  setTitle(title: string | null, requestId?: string): Promise<{ title: string | null }>;
+  /** Assigns or removes a label; a new name joins the catalog with the given colour. */
+  setLabel(label: PaseoWorkspaceLabel, assigned: boolean, requestId?: string): Promise<PaseoWorkspaceLabelAssignmentResult>;
+  archive(requestId?: string): Promise<PaseoWorkspaceArchiveResult>;
+  subscribe(handler: (update: PaseoWorkspaceUpdate) => void): () => void;
+}
+
+// Terminals, providers, config.
+
+export interface PaseoWorkspaceTerminalActions {
+  create(options?: Record<string, unknown>): Promise<unknown>;
+  list(options?: Record<string, unknown>): Promise<unknown>;
 }
 
 export interface PaseoTerminalActions {
   [member: string]: (...args: any[]) => unknown;
 }
 
-export interface PaseoProviderActions {
-  listModels(...args: any[]): Promise<unknown>;
-  listModes(...args: any[]): Promise<unknown>;
-  listFeatures(...args: any[]): Promise<unknown>;
-  listAvailable(...args: any[]): Promise<unknown>;
-  snapshot(...args: any[]): Promise<unknown>;
-  waitForReady(...args: any[]): Promise<unknown>;
-  refresh(...args: any[]): Promise<unknown>;
-  diagnostic(...args: any[]): Promise<unknown>;
-  listUsage(...args: any[]): Promise<unknown>;
-  subscribe(handler: (event: unknown) => void): () => void;
+export interface PaseoProviderListOptions {
+  cwd?: string;
+  requestId?: string;
 }
 
-/** How a permission request was answered (`agent.permission.after`'s `resolution` is one). */
-export type AgentPermissionResponse =
-  | {
-      behavior: "allow";
-      selectedActionId?: string;
-      updatedInput?: Record<string, unknown>;
-      updatedPermissions?: Record<string, unknown>[];
-    }
-  | { behavior: "deny"; selectedActionId?: string; message?: string; interrupt?: boolean };
+export interface PaseoProviderRefreshOptions {
+  cwd?: string;
+  providers?: string[];
+  requestId?: string;
+}
 
-/** One timeline row (Paseo's `@getpaseo/protocol/agent-types`). */
-export type AgentTimelineItem =
-  | { type: "user_message"; text: string; messageId?: string; clientMessageId?: string }
-  | { type: "assistant_message"; text: string; messageId?: string }
-  | { type: "reasoning"; text: string }
-  | {
-      type: "tool_call";
-      callId: string;
-      name: string;
-      detail: { type: string; [key: string]: unknown };
-      status: "running" | "completed" | "failed" | "canceled";
-      error: unknown;
-      metadata?: Record<string, unknown>;
-    }
-  | {
-      type: "todo";
-      items: { text: string; completed: boolean; id?: string; status?: string; activeForm?: string }[];
-    }
-  | { type: "error"; message: string }
-  | { type: "compaction"; status: "loading" | "completed"; trigger?: string; preTokens?: number }
-  | { type: "plugin"; id: string; pluginId: string; kind: string; version: number; data: unknown };
+export interface PaseoProviderWaitOptions extends PaseoProviderListOptions {
+  timeoutMs?: number;
+}
+
+export interface PaseoProviderFeaturesInput {
+  /** `"provider/model"`. */
+  provider: string;
+  cwd: string;
+  modeId?: string;
+  thinkingOptionId?: string;
+  featureValues?: Record<string, unknown>;
+}
+
+export interface PaseoProviderActions {
+  listModels(provider: string, options?: PaseoProviderListOptions): Promise<unknown>;
+  listModes(provider: string, options?: PaseoProviderListOptions): Promise<unknown>;
+  listFeatures(draftConfig: PaseoProviderFeaturesInput, options?: { requestId?: string }): Promise<unknown>;
+  listAvailable(options?: { requestId?: string }): Promise<unknown>;
+  snapshot(options?: PaseoProviderListOptions): Promise<unknown>;
+  /** Resolves after the daemon's lazy provider discovery has finished. */
+  waitForReady(options?: PaseoProviderWaitOptions): Promise<unknown>;
+  refresh(options?: PaseoProviderRefreshOptions): Promise<unknown>;
+  diagnostic(provider: string, options?: { requestId?: string }): Promise<unknown>;
+  listUsage(options?: { requestId?: string }): Promise<unknown>;
+  subscribe(handler: (update: unknown) => void): () => void;
+}
+
+/** The daemon's editable config (`MutableDaemonConfig`); unknown keys pass through. */
+export interface PaseoDaemonConfig {
+  [key: string]: unknown;
+  relay?: { enabled: boolean; [key: string]: unknown };
+  mcp: { injectIntoAgents: boolean; [key: string]: unknown };
+  browserTools: { enabled: boolean; [key: string]: unknown };
+  providers: Record<string, { enabled?: boolean; additionalModels?: unknown[]; [key: string]: unknown }>;
+  metadataGeneration: { providers: unknown[]; [key: string]: unknown };
+  autoArchiveAfterMerge: boolean;
+  enableTerminalAgentHooks: boolean;
+  appendSystemPrompt: string;
+  terminalProfiles?: unknown[];
+  agentProfiles?: unknown[];
+}
+
+/** A partial config; `removeProviders` drops provider entries. */
+export interface PaseoDaemonConfigPatch {
+  [key: string]: unknown;
+  relay?: { enabled?: boolean };
+  mcp?: { injectIntoAgents?: boolean };
+  browserTools?: { enabled?: boolean };
+  providers?: Record<string, { enabled?: boolean; additionalModels?: unknown[]; [key: string]: unknown }>;
+  removeProviders?: string[];
+  metadataGeneration?: { providers?: unknown[] };
+  autoArchiveAfterMerge?: boolean;
+  enableTerminalAgentHooks?: boolean;
+  appendSystemPrompt?: string;
+  terminalProfiles?: unknown[];
+  agentProfiles?: unknown[];
+}
+
+export interface PaseoConfigActions {
+  get(requestId?: string): Promise<{ requestId: string; config: PaseoDaemonConfig }>;
+  patch(config: PaseoDaemonConfigPatch, requestId?: string): Promise<{ requestId: string; config: PaseoDaemonConfig }>;
+}
