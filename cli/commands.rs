@@ -437,7 +437,8 @@ const INIT_TSCONFIG: &str = r#"{
       "@getpaseo/plugin": ["./.paseo/types/plugin/index.d.ts"],
       "@getpaseo/plugin/server": ["./.paseo/types/plugin/server.d.ts"],
       "@getpaseo/client": ["./.paseo/types/plugin/paseo.d.ts"],
-      "@getpaseo/protocol/agent-types": ["./.paseo/types/protocol/agent-types.d.ts"]
+      "@getpaseo/protocol/agent-types": ["./.paseo/types/protocol/agent-types.d.ts"],
+      "@getpaseo/protocol/agent-labels": ["./.paseo/types/protocol/agent-labels.d.ts"]
     }
   },
   "include": ["**/*.ts", "**/*.tsx", ".paseo/types/**/*.d.ts"],

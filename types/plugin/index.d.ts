@@ -84,3 +84,33 @@ export interface PluginHandlerContext {
 
 /** Returned by `contribute(server)`; called (and awaited) when the plugin stops. */
 export type PluginCleanup = () => void | Promise<void>;
+
+/** An attachment source the app offers in its composer; its `search` is a plugin RPC that the
+ * server side answers with `server.handle`. Paseo's definition is the identity. */
+export interface PluginAttachmentSourceContribution {
+  id: string;
+  title: string;
+  icon: string;
+  pickerTitle: string;
+  searchPlaceholder: string;
+  search: PluginRpcContract;
+}
+
+/** One search result of an attachment source. */
+export interface PluginAttachmentItem {
+  id: string;
+  identifier: string;
+  title: string;
+  subtitle?: string;
+  url: string;
+  text: string;
+  resourceType: string;
+}
+
+export interface PluginAttachmentSearchPayload {
+  items: PluginAttachmentItem[];
+}
+
+export declare function defineAttachmentSource<Definition extends PluginAttachmentSourceContribution>(
+  definition: Definition,
+): Definition;

@@ -127,6 +127,57 @@ export declare function defineForgeServerProvider<Definition extends PluginForge
   definition: Definition,
 ): Definition;
 
+/** The forge service methods Paseo may call, in Paseo's order. */
+export declare const PLUGIN_FORGE_SERVICE_METHODS: readonly string[];
+
+export type PluginForgeErrorKind = "missing-cli" | "auth-failure" | "command-error";
+
+export interface ForgeCommandFailureParams {
+  args: string[];
+  cwd: string;
+  exitCode: number | null;
+  stderr: string;
+}
+
+/** The forge's CLI is not installed. */
+export declare class ForgeCliMissingError extends Error {
+  readonly kind: "missing-cli";
+}
+
+/** The forge refused the credentials; `stderr` is not enumerable. */
+export declare class ForgeAuthenticationError extends Error {
+  readonly kind: "auth-failure";
+  readonly stderr: string;
+  constructor(message: string, params: { stderr: string });
+}
+
+/** A forge CLI command (or request) failed; only `kind` and `exitCode` are enumerable. */
+export declare class ForgeCommandError extends Error {
+  readonly kind: "command-error";
+  readonly brand: string;
+  readonly binary: string;
+  readonly args: string[];
+  readonly cwd: string;
+  readonly exitCode: number | null;
+  readonly stderr: string;
+  constructor(label: { brand: string; binary: string; kind?: "cli" | "request" }, params: ForgeCommandFailureParams);
+}
+
+export type PullRequestChecksStatus = "none" | "pending" | "success" | "failure";
+export declare function computeChecksStatus(checks: ReadonlyArray<{ status: string }>): PullRequestChecksStatus;
+export declare function createUnavailableSearchResult(authState: string): {
+  items: [];
+  featuresEnabled: false;
+  authState: string;
+  githubFeaturesEnabled: false;
+};
+/** Milliseconds since the epoch, or 0 for a missing or unparsable time. */
+export declare function parseOptionalTime(value: string | null | undefined): number;
+/** Orders timeline items by `createdAt` (milliseconds), then by `id`. */
+export declare function compareTimelineItems(left: { createdAt: number; id: string }, right: { createdAt: number; id: string }): number;
+/** Maps the legacy GitHub kinds (`github-issue`, `github-pr`, `pr`) to `issue` / `change_request`. */
+export declare function normalizeForgeSearchKinds(kinds: readonly string[] | undefined): string[];
+
 /** A usage source (Paseo 0.11). Typed loosely. */
 export interface UsageSourceRegistration<Input extends ZodType = ZodType> {
   id: string;

@@ -188,3 +188,18 @@ export async function rejected(paseo: PaseoApi, handle: PaseoAgentHandle, subscr
   const closed: boolean = handle.current()?.status === "stopped";
   void [model, closed];
 }
+
+// Runtime values of Paseo's packages that published plugins import.
+import { defineAttachmentSource, defineRpc as defineRpcForSearch } from "@getpaseo/plugin";
+import { ForgeAuthenticationError, ForgeCommandError, computeChecksStatus } from "@getpaseo/plugin/server";
+import { getParentAgentIdFromLabels } from "@getpaseo/protocol/agent-labels";
+import { z as zForSearch } from "zod";
+
+const issueSearch = defineRpcForSearch({ name: "issues.search", input: zForSearch.object({ query: zForSearch.string() }), output: zForSearch.object({ items: zForSearch.array(zForSearch.unknown()) }) });
+export const issueSource = defineAttachmentSource({ id: "issues", title: "Issues", icon: "icon.png", pickerTitle: "Attach", searchPlaceholder: "Search issues", search: issueSearch });
+export function classify(error: unknown): string {
+  if (error instanceof ForgeAuthenticationError) return `auth: ${error.stderr}`;
+  if (error instanceof ForgeCommandError) return `${error.binary} exited ${error.exitCode}`;
+  return computeChecksStatus([{ status: "success" }]);
+}
+export const parentOf = (labels: Record<string, string>): string | null => getParentAgentIdFromLabels(labels);
