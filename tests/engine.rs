@@ -400,3 +400,27 @@ async fn the_runtime_values_of_paseos_packages_that_published_plugins_import() {
         "{err}"
     );
 }
+
+// Minified dependencies (one line longer than transpile::LONG_LINE, which QuickJS parses in
+// quadratic time) are re-emitted over many lines before they run, and behave the same (checked
+// against node: tests/fixtures/minified-deps).
+#[tokio::test(flavor = "multi_thread")]
+async fn minified_dependencies_run_unchanged() {
+    let host = host();
+    load_all(&host, &["minified-deps"]).await;
+    let out = open(&host, open_request()).await.unwrap();
+    let r: serde_json::Value =
+        serde_json::from_str(out["env"]["RESULT"].as_str().unwrap()).unwrap();
+    assert_eq!(r["sum"], (0..400).sum::<i64>());
+    assert_eq!(r["texts"], serde_json::json!(["x;y\n\"z\"", "t2;", "-"]));
+    assert_eq!(
+        (
+            r["count"].as_i64(),
+            r["joined"].as_str(),
+            r["total"].as_i64()
+        ),
+        (Some(3), Some("alpha,beta,gamma"), Some(600))
+    );
+    let stack = r["stack"].as_str().unwrap();
+    assert!(stack.starts_with("Error: from min-cjs\n"), "{stack}");
+}

@@ -142,12 +142,16 @@ export interface WorkspaceEvent {
 }
 
 export type WorkspaceSource =
-  | { kind: "directory"; path: string }
+  | { kind: "directory"; path: string; projectId?: string }
   | {
       kind: "worktree";
       cwd: string;
       action: "branch-off" | "checkout";
       branchName?: string;
+      refName?: string;
+      githubPrNumber?: number;
+      baseBranch?: string;
+      worktreeSlug?: string;
       checkoutSource?: Record<string, unknown>;
       projectId?: string;
     };

@@ -397,7 +397,24 @@ impl PluginModuleLoader {
             }
             return Ok(out.code.to_string());
         }
-        Ok(text)
+        let url = ModuleSpecifier::from_file_path(path).unwrap();
+        Ok(self.reflowed(&url, text, true))
+    }
+
+    /// Minified JavaScript re-emitted over many lines (`transpile::reflow`), with its source
+    /// map kept for stack traces; other code as it is.
+    fn reflowed(&self, url: &ModuleSpecifier, text: String, commonjs: bool) -> String {
+        match transpile::reflow(url, &text, commonjs) {
+            Some(out) => {
+                if let Some(map) = &out.source_map {
+                    self.source_maps
+                        .borrow_mut()
+                        .insert(url.to_string(), map.clone());
+                }
+                out.code.to_string()
+            }
+            None => text,
+        }
     }
 
     fn load_file(
@@ -458,7 +475,7 @@ impl PluginModuleLoader {
             }
             out.code.to_string()
         } else {
-            text
+            self.reflowed(url, text, false)
         };
         Ok(ModuleSource::new(
             ModuleType::JavaScript,

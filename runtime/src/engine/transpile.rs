@@ -74,6 +74,66 @@ pub fn transpile(
     Ok(out)
 }
 
+/// Lines longer than this make QuickJS's parser slow: at each call expression it works out the
+/// column from the start of the line, so one long line of minified code parses in time that
+/// grows with the square of its length (a 200 KB line of 6,000 small functions: 3.8 s, against
+/// 0.5 s for the same code over 6,000 lines).
+pub const LONG_LINE: usize = 4_000;
+
+/// Whether JavaScript has a line QuickJS would parse slowly (`LONG_LINE`).
+pub fn has_long_line(text: &str) -> bool {
+    text.split('\n').any(|line| line.len() > LONG_LINE)
+}
+
+/// JavaScript with a line longer than [`LONG_LINE`] (minified code), re-emitted by deno_ast with
+/// one statement per line and a source map back to the original, cached by content hash.
+/// `None` when no line is that long, or when the code does not parse (QuickJS then reports the
+/// error on the original text).
+pub fn reflow(specifier: &ModuleSpecifier, text: &str, commonjs: bool) -> Option<Transpiled> {
+    if !has_long_line(text) {
+        return None;
+    }
+    let key = (format!("reflow:{specifier}"), content_hash(text));
+    if let Some(hit) = CACHE.lock().unwrap().get(&key) {
+        return Some(hit.clone());
+    }
+    let parsed = deno_ast::parse_program(ParseParams {
+        specifier: specifier.clone(),
+        text: text.into(),
+        media_type: if commonjs {
+            MediaType::Cjs
+        } else {
+            MediaType::Mjs
+        },
+        capture_tokens: false,
+        scope_analysis: false,
+        maybe_syntax: None,
+    })
+    .ok()?;
+    let emitted = parsed
+        .transpile(
+            &deno_ast::TranspileOptions {
+                // Plain JavaScript: every import stays as written.
+                verbatim_module_syntax: true,
+                ..Default::default()
+            },
+            &deno_ast::TranspileModuleOptions { module_kind: None },
+            &deno_ast::EmitOptions {
+                source_map: SourceMapOption::Separate,
+                inline_sources: false,
+                ..Default::default()
+            },
+        )
+        .ok()?
+        .into_source();
+    let out = Transpiled {
+        code: emitted.text.into(),
+        source_map: emitted.source_map.map(|m| Arc::from(m.into_bytes())),
+    };
+    CACHE.lock().unwrap().insert(key, out.clone());
+    Some(out)
+}
+
 /// Names a CommonJS module exports, as cjs-module-lexer would find them (for ESM named imports).
 pub fn cjs_exports(
     specifier: &ModuleSpecifier,

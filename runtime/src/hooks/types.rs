@@ -183,17 +183,44 @@ pub struct AgentOpenRequest {
     pub env: StringMap,
 }
 
+// A payload as it travels once per workspace creation: boxing the larger variant would only
+// make it clumsier to build.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum WorkspaceSource {
     Directory {
         path: String,
+        #[serde(rename = "projectId", default, skip_serializing_if = "Option::is_none")]
+        project_id: Option<String>,
     },
     Worktree {
         cwd: String,
         action: String,
         #[serde(rename = "branchName", skip_serializing_if = "Option::is_none")]
         branch_name: Option<String>,
+        /// The ref to check out (`checkout`) or branch off from.
+        #[serde(rename = "refName", default, skip_serializing_if = "Option::is_none")]
+        ref_name: Option<String>,
+        /// Legacy: a GitHub pull request to check out (Paseo prefers `checkoutSource`).
+        #[serde(
+            rename = "githubPrNumber",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        github_pr_number: Option<u64>,
+        #[serde(
+            rename = "baseBranch",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        base_branch: Option<String>,
+        #[serde(
+            rename = "worktreeSlug",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        worktree_slug: Option<String>,
         #[serde(rename = "checkoutSource", skip_serializing_if = "Option::is_none")]
         checkout_source: Option<Value>,
         #[serde(rename = "projectId", skip_serializing_if = "Option::is_none")]
@@ -394,7 +421,10 @@ mod tests {
     #[test]
     fn typed_payloads_match_the_catalogue() {
         check_request::<WorkspaceCreateBefore>(WorkspaceCreateRequest {
-            source: WorkspaceSource::Directory { path: "/p".into() },
+            source: WorkspaceSource::Directory {
+                path: "/p".into(),
+                project_id: None,
+            },
             title: Some(None),
             first_agent_context: None,
             idempotency_key: Some("k".into()),

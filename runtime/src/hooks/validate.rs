@@ -276,6 +276,22 @@ mod tests {
         );
     }
 
+    // Paseo's worktree sources carry refName, githubPrNumber, baseBranch and worktreeSlug, and
+    // directory sources a projectId; a plugin may pass them through or set them.
+    #[test]
+    fn workspace_sources_take_paseos_fields() {
+        let hook = catalogue().get("workspace.create.before").unwrap();
+        let request = json!({ "source": { "kind": "worktree", "cwd": "/repo", "action": "checkout",
+            "refName": "feature/x", "githubPrNumber": 12, "baseBranch": "main", "worktreeSlug": "x" } });
+        assert!(check_input(hook, &request).is_ok());
+        let mut bad = request.clone();
+        bad["source"]["githubPrNumber"] = json!(0);
+        assert!(check_input(hook, &bad).is_err());
+        let directory =
+            json!({ "source": { "kind": "directory", "path": "/repo", "projectId": "p1" } });
+        assert!(check_input(hook, &directory).is_ok());
+    }
+
     #[test]
     fn schema_errors_name_the_field() {
         let hook = catalogue().get("agent.open.before").unwrap();
