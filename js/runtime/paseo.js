@@ -31,8 +31,16 @@ function subscribeTopic(topic, handler, filter = () => true) {
       ops.op_sdk_subscribe(topic, false);
     }
   };
-  return Object.assign(unsubscribe, { unsubscribe, release: unsubscribe });
+  // Paseo's handle: calling it releases; `ready` settles once events flow (here at once, as
+  // the host routes the topic before this returns); `release()` returns a promise.
+  return Object.assign(unsubscribe, {
+    unsubscribe,
+    release: async () => unsubscribe(),
+    ready: Promise.resolve(),
+    subscriptionId: `${topic}#${++subscriptionCount}`,
+  });
 }
+let subscriptionCount = 0;
 
 /** Hands a daemon event to the listeners of `topic`; a failing listener is logged. */
 export async function deliver(topic, payload) {

@@ -61,6 +61,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("node:assert/strict", js!("node/assert_strict.js")),
     ("node:querystring", js!("node/querystring.js")),
     ("node:perf_hooks", js!("node/perf_hooks.js")),
+    ("node:sqlite", js!("node/sqlite.js")),
 ];
 
 pub fn source(url: &str) -> Option<Cow<'static, str>> {
@@ -91,6 +92,7 @@ pub fn source(url: &str) -> Option<Cow<'static, str>> {
 /// which deno_core's debug builds reject for modules loaded this way. web/fetch's own imports are
 /// never resolved again, since nothing imports web/fetch (nor paseo.js or settings.js).
 pub const LAZY: &[&str] = &[
+    "node:sqlite",
     "node:events",
     "node:util",
     "node:buffer",

@@ -46,6 +46,7 @@ pub const NODE_BUILTINS: &[&str] = &[
     "assert/strict",
     "querystring",
     "perf_hooks",
+    "sqlite",
 ];
 
 /// Node builtins that exist in Node but not (yet) here: importing one fails with a clear error.
@@ -64,7 +65,6 @@ const NODE_UNSUPPORTED: &[&str] = &[
     "readline",
     "readline/promises",
     "repl",
-    "sqlite",
     "stream/web",
     "sys",
     "test",

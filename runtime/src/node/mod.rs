@@ -6,6 +6,7 @@ pub mod crypto;
 pub mod fetch;
 mod fs;
 pub mod net;
+mod sqlite;
 
 use deno_core::op2;
 use deno_core::url::Url;
@@ -338,6 +339,7 @@ pub fn extensions() -> Vec<deno_core::Extension> {
         child_process::paseo_child_process::init(),
         net::paseo_net::init(),
         fetch::paseo_fetch::init(),
+        sqlite::paseo_sqlite::init(),
     ]
 }
 
