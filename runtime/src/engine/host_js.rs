@@ -62,6 +62,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("node:querystring", js!("node/querystring.js")),
     ("node:perf_hooks", js!("node/perf_hooks.js")),
     ("node:sqlite", js!("node/sqlite.js")),
+    ("node:zlib", js!("node/zlib.js")),
 ];
 
 pub fn source(url: &str) -> Option<Cow<'static, str>> {

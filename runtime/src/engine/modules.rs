@@ -47,6 +47,7 @@ pub const NODE_BUILTINS: &[&str] = &[
     "querystring",
     "perf_hooks",
     "sqlite",
+    "zlib",
 ];
 
 /// Node builtins that exist in Node but not (yet) here: importing one fails with a clear error.
@@ -76,7 +77,6 @@ const NODE_UNSUPPORTED: &[&str] = &[
     "vm",
     "wasi",
     "worker_threads",
-    "zlib",
 ];
 
 /// Specifiers that belong to the app (client) side of a plugin.

@@ -7,6 +7,7 @@ pub mod fetch;
 mod fs;
 pub mod net;
 mod sqlite;
+mod zlib;
 
 use deno_core::op2;
 use deno_core::url::Url;
@@ -340,6 +341,7 @@ pub fn extensions() -> Vec<deno_core::Extension> {
         net::paseo_net::init(),
         fetch::paseo_fetch::init(),
         sqlite::paseo_sqlite::init(),
+        zlib::paseo_zlib::init(),
     ]
 }
 

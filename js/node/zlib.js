@@ -1,0 +1,168 @@
+// node:zlib — gzip, deflate (zlib) and raw deflate, and unzip, in Node's sync, callback,
+// promisified (util.promisify) and stream forms, on the engine's codecs
+// (runtime/src/node/zlib.rs). Brotli is not here yet.
+import { ops } from "paseo:internal/core";
+import { Buffer } from "node:buffer";
+import { Transform } from "node:stream";
+import { received } from "paseo:internal/node/internal_errors";
+
+export const constants = Object.freeze({
+  Z_NO_FLUSH: 0, Z_PARTIAL_FLUSH: 1, Z_SYNC_FLUSH: 2, Z_FULL_FLUSH: 3, Z_FINISH: 4, Z_BLOCK: 5,
+  Z_OK: 0, Z_STREAM_END: 1, Z_NEED_DICT: 2, Z_ERRNO: -1, Z_STREAM_ERROR: -2, Z_DATA_ERROR: -3,
+  Z_MEM_ERROR: -4, Z_BUF_ERROR: -5, Z_VERSION_ERROR: -6,
+  Z_NO_COMPRESSION: 0, Z_BEST_SPEED: 1, Z_BEST_COMPRESSION: 9, Z_DEFAULT_COMPRESSION: -1,
+  Z_FILTERED: 1, Z_HUFFMAN_ONLY: 2, Z_RLE: 3, Z_FIXED: 4, Z_DEFAULT_STRATEGY: 0, ZLIB_VERNUM: 4865,
+  DEFLATE: 1, INFLATE: 2, GZIP: 3, GUNZIP: 4, DEFLATERAW: 5, INFLATERAW: 6, UNZIP: 7,
+  Z_MIN_WINDOWBITS: 8, Z_MAX_WINDOWBITS: 15, Z_DEFAULT_WINDOWBITS: 15,
+  Z_MIN_CHUNK: 64, Z_MAX_CHUNK: Infinity, Z_DEFAULT_CHUNK: 16384,
+  Z_MIN_MEMLEVEL: 1, Z_MAX_MEMLEVEL: 9, Z_DEFAULT_MEMLEVEL: 8,
+  Z_MIN_LEVEL: -1, Z_MAX_LEVEL: 9, Z_DEFAULT_LEVEL: -1,
+});
+
+const KIND = { Gzip: 0, Gunzip: 1, Deflate: 2, Inflate: 3, DeflateRaw: 4, InflateRaw: 5, Unzip: 6 };
+const MAX_LENGTH = 2 ** 32;
+
+function invalidArg(message) {
+  return Object.assign(new TypeError(message), { code: "ERR_INVALID_ARG_TYPE" });
+}
+
+function bytesOf(buffer) {
+  if (typeof buffer === "string") return Buffer.from(buffer);
+  if (buffer instanceof ArrayBuffer) return new Uint8Array(buffer);
+  if (ArrayBuffer.isView(buffer)) return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  throw invalidArg(`The "buffer" argument must be of type string or an instance of Buffer, TypedArray, DataView, or ArrayBuffer. Received ${received(buffer)}`);
+}
+
+function levelOf(options) {
+  const level = options?.level ?? -1;
+  if (typeof level !== "number") throw invalidArg('The "options.level" property must be of type number.');
+  return level;
+}
+
+function maxOutput(options) {
+  return options?.maxOutputLength ?? MAX_LENGTH;
+}
+
+function oneShot(kind, buffer, options) {
+  const bytes = bytesOf(buffer);
+  const id = ops.op_zlib_new(kind, levelOf(options));
+  try {
+    return Buffer.from(ops.op_zlib_write(id, bytes, true, maxOutput(options)));
+  } finally {
+    ops.op_zlib_close(id);
+  }
+}
+
+function callbackForm(kind) {
+  return function (buffer, options, callback) {
+    if (typeof options === "function") [options, callback] = [{}, options];
+    if (typeof callback !== "function") throw invalidArg('The "callback" argument must be of type function.');
+    let result, error = null;
+    try {
+      result = oneShot(kind, buffer, options);
+    } catch (e) {
+      error = e;
+    }
+    queueMicrotask(() => (error ? callback(error) : callback(null, result)));
+  };
+}
+
+export const gzipSync = (buffer, options) => oneShot(KIND.Gzip, buffer, options);
+export const gunzipSync = (buffer, options) => oneShot(KIND.Gunzip, buffer, options);
+export const deflateSync = (buffer, options) => oneShot(KIND.Deflate, buffer, options);
+export const inflateSync = (buffer, options) => oneShot(KIND.Inflate, buffer, options);
+export const deflateRawSync = (buffer, options) => oneShot(KIND.DeflateRaw, buffer, options);
+export const inflateRawSync = (buffer, options) => oneShot(KIND.InflateRaw, buffer, options);
+export const unzipSync = (buffer, options) => oneShot(KIND.Unzip, buffer, options);
+export const gzip = callbackForm(KIND.Gzip);
+export const gunzip = callbackForm(KIND.Gunzip);
+export const deflate = callbackForm(KIND.Deflate);
+export const inflate = callbackForm(KIND.Inflate);
+export const deflateRaw = callbackForm(KIND.DeflateRaw);
+export const inflateRaw = callbackForm(KIND.InflateRaw);
+export const unzip = callbackForm(KIND.Unzip);
+
+/** The stream form: output leaves after every chunk, and the end writes the trailer. */
+class ZlibBase extends Transform {
+  #id;
+  #max;
+  #written = 0;
+  constructor(kind, options) {
+    super({ ...options, objectMode: false });
+    this.#id = ops.op_zlib_new(kind, levelOf(options));
+    this.#max = maxOutput(options);
+    this.bytesWritten = 0;
+  }
+  #feed(chunk, finish) {
+    const out = ops.op_zlib_write(this.#id, chunk, finish, this.#max - this.#written);
+    this.#written += out.length;
+    if (finish) this.#id = null;
+    if (out.length) this.push(Buffer.from(out));
+  }
+  _transform(chunk, encoding, callback) {
+    try {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk;
+      this.bytesWritten += bytes.length;
+      this.#feed(bytes, false);
+      callback();
+    } catch (e) {
+      callback(e);
+    }
+  }
+  _flush(callback) {
+    try {
+      this.#feed(new Uint8Array(0), true);
+      callback();
+    } catch (e) {
+      callback(e);
+    }
+  }
+  _destroy(error, callback) {
+    if (this.#id !== null) ops.op_zlib_close(this.#id);
+    this.#id = null;
+    callback(error);
+  }
+  close(callback) {
+    if (callback) this.once("close", callback);
+    this.destroy();
+  }
+}
+
+export class Gzip extends ZlibBase { constructor(options) { super(KIND.Gzip, options); } }
+export class Gunzip extends ZlibBase { constructor(options) { super(KIND.Gunzip, options); } }
+export class Deflate extends ZlibBase { constructor(options) { super(KIND.Deflate, options); } }
+export class Inflate extends ZlibBase { constructor(options) { super(KIND.Inflate, options); } }
+export class DeflateRaw extends ZlibBase { constructor(options) { super(KIND.DeflateRaw, options); } }
+export class InflateRaw extends ZlibBase { constructor(options) { super(KIND.InflateRaw, options); } }
+export class Unzip extends ZlibBase { constructor(options) { super(KIND.Unzip, options); } }
+
+export const createGzip = (options) => new Gzip(options);
+export const createGunzip = (options) => new Gunzip(options);
+export const createDeflate = (options) => new Deflate(options);
+export const createInflate = (options) => new Inflate(options);
+export const createDeflateRaw = (options) => new DeflateRaw(options);
+export const createInflateRaw = (options) => new InflateRaw(options);
+export const createUnzip = (options) => new Unzip(options);
+
+export function crc32(data, value = 0) {
+  return ops.op_zlib_crc32(bytesOf(data), value >>> 0);
+}
+
+const unsupported = (name) => () => {
+  throw Object.assign(new Error(`zlib.${name} is not supported by the Paseo plugin host yet`), { code: "ERR_NOT_SUPPORTED" });
+};
+export const brotliCompressSync = unsupported("brotliCompressSync");
+export const brotliDecompressSync = unsupported("brotliDecompressSync");
+export const brotliCompress = unsupported("brotliCompress");
+export const brotliDecompress = unsupported("brotliDecompress");
+export const createBrotliCompress = unsupported("createBrotliCompress");
+export const createBrotliDecompress = unsupported("createBrotliDecompress");
+
+export default {
+  constants, crc32,
+  gzipSync, gunzipSync, deflateSync, inflateSync, deflateRawSync, inflateRawSync, unzipSync,
+  gzip, gunzip, deflate, inflate, deflateRaw, inflateRaw, unzip,
+  Gzip, Gunzip, Deflate, Inflate, DeflateRaw, InflateRaw, Unzip,
+  createGzip, createGunzip, createDeflate, createInflate, createDeflateRaw, createInflateRaw, createUnzip,
+  brotliCompressSync, brotliDecompressSync, brotliCompress, brotliDecompress, createBrotliCompress, createBrotliDecompress,
+};
