@@ -14,7 +14,8 @@ pub struct Args<'a> {
     flags: Vec<(&'a str, Option<&'a str>)>,
 }
 
-const SWITCHES: &[&str] = &["--json", "--follow", "--wait"];
+/// Flags that take no value.
+const SWITCHES: &[&str] = &["--json", "--follow", "--wait", "--check", "--all", "--yes"];
 
 impl<'a> Args<'a> {
     pub fn parse(args: &[&'a str]) -> Args<'a> {
@@ -213,20 +214,93 @@ pub async fn plugin(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
         }
         Some("update") => {
             let started = std::time::Instant::now();
-            let params = json!({ "id": need_id()?, "ref": a.value("--ref"), "version": a.value("--version") });
+            let params = json!({
+                "id": id, "all": a.has("--all"), "check": a.has("--check"),
+                "ref": a.value("--ref"), "version": a.value("--version"),
+            });
+            // As in Paseo: an update to whatever is newest is shown first and applied only when
+            // confirmed (`--yes`, or `y` at a terminal); an explicit --ref/--version applies.
+            let explicit = a.value("--ref").is_some() || a.value("--version").is_some();
+            if !a.has("--check") && !explicit && !a.has("--yes") {
+                let preview = json!({ "id": id, "all": a.has("--all"), "check": true });
+                let preview =
+                    match control::request_with_progress(home, "plugin.update", preview, |_| {})
+                        .await
+                    {
+                        Ok(preview) => preview,
+                        Err(e) => return Ok(done(Err(e), json_out, |_| {})),
+                    };
+                let rows = match &preview {
+                    Value::Array(rows) => rows.clone(),
+                    one => vec![one.clone()],
+                };
+                let pending: Vec<&Value> =
+                    rows.iter().filter(|r| r["status"] == "update").collect();
+                for r in &rows {
+                    match (r["status"].as_str(), r["error"].as_str()) {
+                        (_, Some(error)) => eprintln!("{}: {error}", cell(&r["id"])),
+                        (Some("current"), _) => {
+                            eprintln!("{}: up to date ({})", cell(&r["id"]), cell(&r["revision"]))
+                        }
+                        _ => eprintln!(
+                            "{}: {} → {}",
+                            cell(&r["id"]),
+                            cell(&r["revision"]),
+                            cell(&r["target"])
+                        ),
+                    }
+                }
+                if pending.is_empty() {
+                    return Ok(done(Ok(preview), json_out, |_| {}));
+                }
+                use std::io::IsTerminal;
+                if json_out || !std::io::stdin().is_terminal() {
+                    let refused = Err("Confirmation required; rerun with --yes.".to_string());
+                    return Ok(done(refused, json_out, |_| {}));
+                }
+                let question = if pending.len() == 1 && !a.has("--all") {
+                    format!("Update {}? [y/N] ", cell(&pending[0]["id"]))
+                } else {
+                    "Update these plugins? [y/N] ".to_string()
+                };
+                eprint!("{question}");
+                let mut answer = String::new();
+                let _ = std::io::stdin().read_line(&mut answer);
+                if !matches!(answer.trim(), "y" | "Y" | "yes") {
+                    eprintln!("Not updated");
+                    return Ok(ExitCode::SUCCESS);
+                }
+            }
             let result = control::request_with_progress(home, "plugin.update", params, |line| {
                 eprintln!("  {line}  ({:.1} s)", started.elapsed().as_secs_f64())
             })
             .await;
             done(result, json_out, |v| {
-                println!(
-                    "Updated plugin {}: {} -> {}",
-                    cell(&v["id"]),
-                    cell(&v["previous"]),
-                    cell(&v["revision"])
-                );
-                if let Some(w) = v["warning"].as_str() {
-                    eprintln!("{w}");
+                let rows = match v {
+                    Value::Array(rows) => rows.clone(),
+                    one => vec![one.clone()],
+                };
+                for v in rows {
+                    if let Some(error) = v["error"].as_str() {
+                        println!("{}: {error}", cell(&v["id"]));
+                    } else if let Some(status) = v["status"].as_str() {
+                        let what = if status == "current" {
+                            "up to date".to_string()
+                        } else {
+                            format!("-> {}", cell(&v["target"]))
+                        };
+                        println!("{}: {} {what}", cell(&v["id"]), cell(&v["revision"]));
+                    } else {
+                        println!(
+                            "Updated plugin {}: {} -> {}",
+                            cell(&v["id"]),
+                            cell(&v["previous"]),
+                            cell(&v["revision"])
+                        );
+                    }
+                    if let Some(w) = v["warning"].as_str() {
+                        eprintln!("{w}");
+                    }
                 }
             })
         }

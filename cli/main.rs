@@ -44,8 +44,10 @@ Daemon and its CLI ($PASEO_HOME, default ~/.paseo; control socket $PASEO_HOME/da
       $PASEO_PLUGIN_REGISTRY or https://plugins.paseo.sh), npm:<package>[@version], github:owner/repo
       or git:<url>; append :sub/dir for a subfolder. Managed sources are fetched, built and
       placed under $PASEO_HOME/plugins/<id>/ first.
-  paseo plugin update ID [--ref GIT_REF | --version NPM_SELECTOR]
+  paseo plugin update ID|--all [--check] [--yes] [--ref GIT_REF | --version NPM_SELECTOR]
       fetches a managed plugin again and swaps the new version in; a failed update keeps the old
+      one; --check only says what an update would install; without --ref/--version it asks
+      first (--yes answers for scripts)
   paseo plugin logs ID [--follow] | init DIR [--id ID]          (all take --json)
   paseo plugin types DIR            (re)writes the engine's declarations into DIR/.paseo/types
   paseo plugins enable | disable    the global switch (\"pluginsEnabled\" in config.json), applied at once

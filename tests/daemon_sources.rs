@@ -157,7 +157,25 @@ fn a_git_source_installs_updates_keeps_the_running_version_on_failure_and_remove
         None,
     );
     let v2 = commit_all(repo.path(), "v2");
-    let updated = daemon.cli(&["plugin", "update", "greeter"]);
+    // --check says what an update would install, and changes nothing.
+    assert_eq!(
+        daemon.cli(&["plugin", "update", "greeter", "--check"]),
+        json!({ "id": "greeter", "revision": v1, "target": v2, "status": "update" })
+    );
+    assert_eq!(row(&daemon, "greeter")["revision"], v1);
+    assert_eq!(
+        daemon.cli_err(&["plugin", "update"]),
+        "Choose one plugin ID or pass --all"
+    );
+    assert_eq!(
+        daemon.cli_err(&["plugin", "update", "--all", "--ref", "main"]),
+        "An explicit target requires one plugin ID, without --all"
+    );
+    assert_eq!(
+        daemon.cli_err(&["plugin", "update", "greeter"]),
+        "Confirmation required; rerun with --yes."
+    );
+    let updated = daemon.cli(&["plugin", "update", "greeter", "--yes"]);
     assert_eq!(
         (updated["previous"].as_str(), updated["revision"].as_str()),
         (Some(v1.as_str()), Some(v2.as_str()))
@@ -166,6 +184,10 @@ fn a_git_source_installs_updates_keeps_the_running_version_on_failure_and_remove
     assert!(logs(&daemon, "greeter").contains(&"greeter v2".to_string()));
     assert_eq!(versions(&home, "greeter").len(), 1);
     assert!(!version[0].exists());
+    assert_eq!(
+        daemon.cli(&["plugin", "update", "--all", "--check"]),
+        json!([{ "id": "greeter", "revision": v2, "target": v2, "status": "current" }])
+    );
 
     // A build that fails: the update fails, v2 keeps running, nothing new stays on disk.
     write_greeter(
@@ -176,7 +198,7 @@ fn a_git_source_installs_updates_keeps_the_running_version_on_failure_and_remove
         None,
     );
     commit_all(repo.path(), "v3 breaks the build");
-    let error = daemon.cli_err(&["plugin", "update", "greeter"]);
+    let error = daemon.cli_err(&["plugin", "update", "greeter", "--yes"]);
     assert!(
         error.starts_with("Plugin greeter was not updated; the installed version is kept: Build command false failed"),
         "{error}"
@@ -198,7 +220,7 @@ fn a_git_source_installs_updates_keeps_the_running_version_on_failure_and_remove
         Some("throw new Error(\"v4 is broken\");\n"),
     );
     commit_all(repo.path(), "v4 throws");
-    let error = daemon.cli_err(&["plugin", "update", "greeter"]);
+    let error = daemon.cli_err(&["plugin", "update", "greeter", "--yes"]);
     assert_eq!(
         error,
         "Plugin greeter was not updated (the installed version is running again): v4 is broken"
@@ -473,7 +495,11 @@ fn registry_and_npm_sources_resolve_offline() {
     );
     assert_eq!(sources_json(&home)["greeter-npm"], json!({ "kind": "npm" }));
     server.route("/npm-greeter", packument("1.1.0"));
-    let updated = daemon.cli(&["plugin", "update", "greeter-npm"]);
+    assert_eq!(
+        daemon.cli(&["plugin", "update", "greeter-npm", "--check"])["target"],
+        "1.1.0"
+    );
+    let updated = daemon.cli(&["plugin", "update", "greeter-npm", "--yes"]);
     assert_eq!(
         (updated["previous"].as_str(), updated["revision"].as_str()),
         (Some("1.0.0"), Some("1.1.0"))

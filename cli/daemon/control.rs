@@ -298,10 +298,27 @@ async fn install_with_progress(
     let install = async {
         match (method, text("source"), text("path")) {
             ("plugin.update", _, _) => {
-                let id = id.clone().ok_or("missing id")?;
-                daemon
-                    .plugin_update(&id, git_ref.as_deref(), text("version").as_deref(), &send)
-                    .await
+                let (all, check) = (params["all"] == true, params["check"] == true);
+                let version = text("version");
+                match (id.as_deref(), all) {
+                    (Some(_), true) | (None, false) => {
+                        Err("Choose one plugin ID or pass --all".to_string())
+                    }
+                    (None, true) if git_ref.is_some() || version.is_some() => {
+                        Err("An explicit target requires one plugin ID, without --all".to_string())
+                    }
+                    (None, true) => daemon.plugin_update_all(check, &send).await,
+                    (Some(id), false) if check => {
+                        daemon
+                            .plugin_update_check(id, git_ref.as_deref(), version.as_deref())
+                            .await
+                    }
+                    (Some(id), false) => {
+                        daemon
+                            .plugin_update(id, git_ref.as_deref(), version.as_deref(), &send)
+                            .await
+                    }
+                }
             }
             (_, Some(source), _) => {
                 daemon

@@ -155,54 +155,14 @@ impl Daemon {
         version: Option<&str>,
         progress: &(dyn Fn(String) + Sync),
     ) -> Result<Value, String> {
-        let configured = self.configured(id)?;
-        if git_ref.is_some() && version.is_some() {
-            return Err("Choose --ref or --version, not both".into());
-        }
+        let UpdatePlan {
+            configured,
+            old_root,
+            before,
+            target,
+            registry,
+        } = self.update_plan(id, git_ref, version).await?;
         let plugins = self.plugins_dir();
-        let Some(record) = sources::read_records(&plugins).remove(id) else {
-            return Err(format!(
-                "Plugin {id} is a local directory; use `paseo plugin reload {id}` after editing"
-            ));
-        };
-        let old_root = sources::version_root(&plugins, id, &configured.path)
-            .ok_or_else(|| format!("Plugin {id} is not inside {}", plugins.display()))?;
-        let layout = sources::layout(&old_root, &configured.path);
-        let before = sources::revision(&plugins, id, &configured.path);
-        let source = match (&record, record.registry()) {
-            (_, Some(registry)) => {
-                if git_ref.is_some() || version.is_some() {
-                    return Err("Registry updates use only the reviewed registry pin".into());
-                }
-                Source::Registry {
-                    url: registry.url.clone(),
-                    id: registry.id.clone(),
-                }
-            }
-            (SourceRecord::Git { remote, .. }, None) => {
-                if version.is_some() {
-                    return Err("Plugin --version is only valid for npm sources".into());
-                }
-                Source::Git {
-                    remote: remote.clone(),
-                    subpath: layout.subpath.clone(),
-                }
-            }
-            (SourceRecord::Npm { .. }, None) => {
-                if git_ref.is_some() {
-                    return Err("Plugin --ref is only valid for Git sources; use npm:package@version for npm".into());
-                }
-                Source::Npm {
-                    package: layout
-                        .package
-                        .clone()
-                        .ok_or("The npm plugin's package is unknown")?,
-                    spec: version.unwrap_or("latest").to_string(),
-                    subpath: layout.subpath.clone(),
-                }
-            }
-        };
-        let (target, registry) = Target::of(source, git_ref.map(str::to_string), false).await?;
         let fetched = target.fetch(&plugins, registry, progress).await?;
         let prepared = self
             .prepare_and_start(&fetched, None, Some(id), progress)
@@ -260,6 +220,120 @@ impl Daemon {
             json!({ "id": id, "directory": path, "previous": before, "revision": after, "warning": warning }),
         )
     }
+
+    /// What an update of `id` would fetch: the configured plugin, its version root and
+    /// revision, and the target (a `--ref`, a `--version`, or the registry's pin).
+    async fn update_plan(
+        &self,
+        id: &str,
+        git_ref: Option<&str>,
+        version: Option<&str>,
+    ) -> Result<UpdatePlan, String> {
+        let configured = self.configured(id)?;
+        if git_ref.is_some() && version.is_some() {
+            return Err("Choose --ref or --version, not both".into());
+        }
+        let plugins = self.plugins_dir();
+        let Some(record) = sources::read_records(&plugins).remove(id) else {
+            return Err(format!(
+                "Plugin {id} is a local directory; use `paseo plugin reload {id}` after editing"
+            ));
+        };
+        let old_root = sources::version_root(&plugins, id, &configured.path)
+            .ok_or_else(|| format!("Plugin {id} is not inside {}", plugins.display()))?;
+        let layout = sources::layout(&old_root, &configured.path);
+        let before = sources::revision(&plugins, id, &configured.path);
+        let source = match (&record, record.registry()) {
+            (_, Some(registry)) => {
+                if git_ref.is_some() || version.is_some() {
+                    return Err("Registry updates use only the reviewed registry pin".into());
+                }
+                Source::Registry {
+                    url: registry.url.clone(),
+                    id: registry.id.clone(),
+                }
+            }
+            (SourceRecord::Git { remote, .. }, None) => {
+                if version.is_some() {
+                    return Err("Plugin --version is only valid for npm sources".into());
+                }
+                Source::Git {
+                    remote: remote.clone(),
+                    subpath: layout.subpath.clone(),
+                }
+            }
+            (SourceRecord::Npm { .. }, None) => {
+                if git_ref.is_some() {
+                    return Err("Plugin --ref is only valid for Git sources; use npm:package@version for npm".into());
+                }
+                Source::Npm {
+                    package: layout
+                        .package
+                        .clone()
+                        .ok_or("The npm plugin's package is unknown")?,
+                    spec: version.unwrap_or("latest").to_string(),
+                    subpath: layout.subpath.clone(),
+                }
+            }
+        };
+        let (target, registry) = Target::of(source, git_ref.map(str::to_string), false).await?;
+        Ok(UpdatePlan {
+            configured,
+            old_root,
+            before,
+            target,
+            registry,
+        })
+    }
+
+    /// `paseo plugin update ID --check`: the installed revision and the one an update would
+    /// install, without fetching or changing anything.
+    pub async fn plugin_update_check(
+        &self,
+        id: &str,
+        git_ref: Option<&str>,
+        version: Option<&str>,
+    ) -> Result<Value, String> {
+        let plan = self.update_plan(id, git_ref, version).await?;
+        let latest = plan.target.latest().await?;
+        let status = if plan.before.as_deref() == Some(latest.as_str()) {
+            "current"
+        } else {
+            "update"
+        };
+        Ok(json!({ "id": id, "revision": plan.before, "target": latest, "status": status }))
+    }
+
+    /// `paseo plugin update --all [--check]`: every managed plugin, in ID order; one failing
+    /// does not stop the others (its row carries the error).
+    pub async fn plugin_update_all(
+        &self,
+        check: bool,
+        progress: &(dyn Fn(String) + Sync),
+    ) -> Result<Value, String> {
+        let ids: Vec<String> = sources::read_records(&self.plugins_dir())
+            .into_keys()
+            .collect();
+        let mut rows = Vec::new();
+        for id in ids {
+            let outcome = if check {
+                self.plugin_update_check(&id, None, None).await
+            } else {
+                self.plugin_update(&id, None, None, progress).await
+            };
+            rows.push(outcome.unwrap_or_else(|error| json!({ "id": id, "error": error })));
+        }
+        Ok(Value::Array(rows))
+    }
+}
+
+/// See `Daemon::update_plan`.
+struct UpdatePlan {
+    configured: PluginConfig,
+    old_root: PathBuf,
+    before: Option<String>,
+    target: Target,
+    registry: Option<super::sources::RegistryRef>,
 }
 
 /// Removes a plugin from the host without waiting (used when a config write fails after the

@@ -559,6 +559,59 @@ impl Target {
         })
     }
 
+    /// The revision an install of this target would get now, without fetching it: the commit
+    /// the remote's ref (or HEAD) points at, or the npm version the selector picks.
+    pub async fn latest(&self) -> Result<String, String> {
+        let here = std::env::temp_dir();
+        match self {
+            Target::Git {
+                git_ref: Some(r), ..
+            } if r.len() >= 40 && r.bytes().all(|b| b.is_ascii_hexdigit()) => Ok(r.clone()),
+            Target::Git {
+                remote, git_ref, ..
+            } => {
+                let wanted = git_ref.clone().unwrap_or_else(|| "HEAD".into());
+                let env = [("GIT_TERMINAL_PROMPT", "0")];
+                let out = run("git", &["ls-remote", "--", remote, &wanted], &here, &env).await?;
+                out.lines()
+                    .filter_map(|l| l.split_once('\t'))
+                    .find(|(_, name)| {
+                        *name == wanted
+                            || name.ends_with(&format!("/{wanted}"))
+                            || name.ends_with(&format!("/{wanted}^{{}}"))
+                    })
+                    .or_else(|| out.lines().filter_map(|l| l.split_once('\t')).next())
+                    .map(|(hash, _)| hash.to_string())
+                    .ok_or_else(|| format!("Git ref {wanted} was not found in {remote}"))
+            }
+            Target::Npm {
+                pin: Some((version, _)),
+                ..
+            } => Ok(version.clone()),
+            Target::Npm { package, spec, .. } => {
+                let out = run(
+                    "npm",
+                    &["view", &format!("{package}@{spec}"), "version", "--json"],
+                    &here,
+                    &[],
+                )
+                .await?;
+                let value: Value = serde_json::from_str(&out)
+                    .map_err(|_| format!("npm view {package}@{spec} gave no version"))?;
+                match value {
+                    Value::String(v) => Ok(v),
+                    // A range matching several versions: npm lists them in order.
+                    Value::Array(vs) => vs
+                        .last()
+                        .and_then(|v| v.as_str())
+                        .map(str::to_string)
+                        .ok_or_else(|| format!("No version of {package} matches {spec}")),
+                    _ => Err(format!("No version of {package} matches {spec}")),
+                }
+            }
+        }
+    }
+
     /// Fetches into a new staging folder under `plugins`; nothing is left behind on failure.
     pub async fn fetch(
         &self,
