@@ -1462,11 +1462,12 @@ impl PaseoDaemon for Sdk {
     }
     fn workspaces_list<'a>(&'a self, _caller: &'a Caller, _args: Value) -> SdkFuture<'a> {
         Box::pin(async move {
+            // Paseo's PaseoWorkspaceListResult: the entries are the workspaces themselves.
             let entries: Vec<Value> = self
                 .daemon()?
                 .workspaces()
                 .into_iter()
-                .map(|w| json!({ "workspace": w }))
+                .map(|w| json!(w))
                 .collect();
             Ok(json!({ "entries": entries, "pageInfo": { "hasMore": false, "nextCursor": null } }))
         })

@@ -239,11 +239,8 @@ impl PaseoDaemon for MemoryDaemon {
 
     fn workspaces_list<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
         self.run(caller, "workspaces.list", args, |s, _| {
-            let entries: Vec<Value> = s
-                .workspaces
-                .values()
-                .map(|w| json!({ "workspace": w }))
-                .collect();
+            // Paseo's PaseoWorkspaceListResult: the entries are the workspaces themselves.
+            let entries: Vec<Value> = s.workspaces.values().cloned().collect();
             Ok(json!({ "entries": entries, "pageInfo": { "hasMore": false, "nextCursor": null } }))
         })
     }
@@ -282,7 +279,7 @@ impl PaseoDaemon for MemoryDaemon {
 
     fn projects_list<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
         self.run(caller, "projects.list", args, |_, _| {
-            Ok(json!({ "entries": [] }))
+            Ok(json!({ "projects": [] }))
         })
     }
 

@@ -89,7 +89,8 @@ sdk_trait! {
     agents_wait_for_finish => "agents.waitForFinish";
     /// `{ agentId, options }` → the agent's commands.
     agents_commands => "agents.commands";
-    /// `workspaces.list(opts?)`.
+    /// `workspaces.list(opts?)` → `{ entries: [workspace], pageInfo }` (the entries are the
+    /// workspaces themselves, unlike `agents.list`).
     workspaces_list => "workspaces.list";
     /// `{ workspaceId }` → the workspace or null.
     workspaces_get => "workspaces.get";
@@ -105,7 +106,7 @@ sdk_trait! {
     workspaces_set_label => "workspaces.setLabel";
     /// `workspaces.labels.list()`.
     workspaces_labels => "workspaces.labels.list";
-    /// `projects.list(opts?)`.
+    /// `projects.list(opts?)` → `{ projects }`.
     projects_list => "projects.list";
     /// `providers.snapshot()`.
     providers_snapshot => "providers.snapshot";
