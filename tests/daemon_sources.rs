@@ -331,9 +331,12 @@ impl Server {
                 }
                 let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
                 let install = headers.iter().any(|h| h == "x-paseo-install: 1");
-                s.lock()
-                    .unwrap()
-                    .push(format!("{path}{}", if install { " install" } else { "" }));
+                let auth = headers.iter().any(|h| h == "authorization: bearer t0ken");
+                s.lock().unwrap().push(format!(
+                    "{path}{}{}",
+                    if install { " install" } else { "" },
+                    if auth { " auth" } else { "" }
+                ));
                 let body = r
                     .lock()
                     .unwrap()
@@ -426,7 +429,11 @@ fn registry_and_npm_sources_resolve_offline() {
     };
     server.route("/npm-greeter", packument("1.0.0"));
     let npm_cache = tempfile::tempdir().unwrap();
+    // Credentials for the registry's host:port (sent to it, over loopback http here).
+    let host_port = server.url.trim_start_matches("http://").to_string();
+    let config = json!({ "pluginsEnabled": true, "pluginRegistries": { host_port: { "authorization": "Bearer t0ken" } } });
     let daemon = Launch::new()
+        .config(&config.to_string())
         .env("PASEO_PLUGIN_REGISTRY", &server.url)
         .env("npm_config_registry", &format!("{}/", server.url))
         .env("npm_config_cache", npm_cache.path().to_str().unwrap())
@@ -445,7 +452,7 @@ fn registry_and_npm_sources_resolve_offline() {
         .seen
         .lock()
         .unwrap()
-        .contains(&"/plugins/acme/greeter.json install".to_string()));
+        .contains(&"/plugins/acme/greeter.json install auth".to_string()));
     assert_eq!(
         daemon.cli_err(&["plugin", "update", "greeter", "--ref", "main"]),
         "Registry updates use only the reviewed registry pin"

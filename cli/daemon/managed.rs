@@ -24,6 +24,25 @@ impl Daemon {
             .unwrap_or_else(|| sources::DEFAULT_REGISTRY.to_string())
     }
 
+    /// The `Authorization` header config.json gives a registry (`pluginRegistries`, by
+    /// `host:port` or `host`), if any. Never logged.
+    fn registry_credentials(&self, url: &str) -> Option<String> {
+        let parsed = reqwest::Url::parse(url).ok()?;
+        let host = parsed.host_str()?.to_string();
+        let with_port = parsed.port().map(|p| format!("{host}:{p}"));
+        let config = self.config.lock().unwrap();
+        let registries = config.other.get("pluginRegistries")?;
+        let found = [with_port.as_deref(), Some(host.as_str())]
+            .into_iter()
+            .flatten()
+            .find_map(|key| {
+                registries[key]["authorization"]
+                    .as_str()
+                    .map(str::to_string)
+            });
+        found
+    }
+
     /// Deletes a managed plugin's tree and its record (nothing for a directory source).
     pub(crate) fn forget_managed(&self, id: &str) -> Result<(), String> {
         let plugins = self.plugins_dir();
@@ -60,7 +79,10 @@ impl Daemon {
         if let Some(id) = id {
             check_plugin_id(id)?;
         }
-        let (target, registry) = Target::of(source, git_ref.map(str::to_string), true).await?;
+        let (target, registry) = Target::of(source, git_ref.map(str::to_string), true, &|url| {
+            self.registry_credentials(url)
+        })
+        .await?;
         let plugins = self.plugins_dir();
         let fetched = target.fetch(&plugins, registry, progress).await?;
         let outcome = self.prepare_and_start(&fetched, id, None, progress).await;
@@ -276,7 +298,10 @@ impl Daemon {
                 }
             }
         };
-        let (target, registry) = Target::of(source, git_ref.map(str::to_string), false).await?;
+        let (target, registry) = Target::of(source, git_ref.map(str::to_string), false, &|url| {
+            self.registry_credentials(url)
+        })
+        .await?;
         Ok(UpdatePlan {
             configured,
             old_root,

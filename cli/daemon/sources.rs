@@ -349,7 +349,14 @@ pub enum Artifact {
 }
 
 /// `GET <registry>/plugins/<owner>/<slug>.json` → the plugin's reviewed artifact.
-pub async fn fetch_registry(url: &str, id: &str, installing: bool) -> Result<Artifact, String> {
+/// `authorization`: the `Authorization` header configured for the registry's host
+/// (`pluginRegistries` in config.json), sent only over HTTPS or to a loopback host.
+pub async fn fetch_registry(
+    url: &str,
+    id: &str,
+    installing: bool,
+    authorization: Option<&str>,
+) -> Result<Artifact, String> {
     let base = reqwest::Url::parse(url)
         .ok()
         .filter(|u| {
@@ -359,6 +366,10 @@ pub async fn fetch_registry(url: &str, id: &str, installing: bool) -> Result<Art
         })
         .ok_or("Registry base must be an HTTP(S) URL without credentials")?;
     let host = base.host_str().unwrap_or_default().to_string();
+    let loopback = matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]" | "::1");
+    if authorization.is_some() && base.scheme() != "https" && !loopback {
+        return Err("Registry credentials require HTTPS".into());
+    }
     let document = format!("{}/plugins/{id}.json", url.trim_end_matches('/'));
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -368,6 +379,9 @@ pub async fn fetch_registry(url: &str, id: &str, installing: bool) -> Result<Art
     let mut request = client.get(&document);
     if installing {
         request = request.header("X-Paseo-Install", "1");
+    }
+    if let Some(authorization) = authorization {
+        request = request.header(reqwest::header::AUTHORIZATION, authorization);
     }
     let unreachable = |e: &dyn std::fmt::Display| {
         let then = if installing {
@@ -488,6 +502,7 @@ impl Target {
         source: Source,
         git_ref: Option<String>,
         installing: bool,
+        credentials: &(dyn Fn(&str) -> Option<String> + Sync),
     ) -> Result<(Target, Option<RegistryRef>), String> {
         Ok(match source {
             Source::Directory(_) => unreachable!("directories are not fetched"),
@@ -501,7 +516,8 @@ impl Target {
                     url: url.clone(),
                     id: id.clone(),
                 });
-                match fetch_registry(&url, &id, installing).await? {
+                let authorization = credentials(&url);
+                match fetch_registry(&url, &id, installing, authorization.as_deref()).await? {
                     Artifact::Npm {
                         package,
                         version,
@@ -971,6 +987,18 @@ mod tests {
         assert_eq!(
             p("npm:pkg@").unwrap_err(),
             "An npm version, tag, or range must be non-empty without surrounding spaces"
+        );
+    }
+
+    #[tokio::test]
+    async fn registry_credentials_go_only_over_https_or_loopback() {
+        let refused =
+            fetch_registry("http://registry.example", "acme/x", true, Some("Bearer t")).await;
+        assert_eq!(refused.unwrap_err(), "Registry credentials require HTTPS");
+        let bad = fetch_registry("ftp://registry.example", "acme/x", true, None).await;
+        assert_eq!(
+            bad.unwrap_err(),
+            "Registry base must be an HTTP(S) URL without credentials"
         );
     }
 
