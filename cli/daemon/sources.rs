@@ -291,6 +291,26 @@ fn join_inside(root: &Path, subpath: Option<&str>) -> Result<PathBuf, String> {
     Ok(real)
 }
 
+/// `scheme://user:secret@host/…` → `scheme://***@host/…`, wherever it occurs in `text`.
+pub fn redact_credentials(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (head, tail) = rest.split_at(at + 3);
+        out.push_str(head);
+        let authority_end = tail.find(['/', ' ', '\t', '\n']).unwrap_or(tail.len());
+        match tail[..authority_end].rfind('@') {
+            Some(user_end) => {
+                out.push_str("***");
+                rest = &tail[user_end..];
+            }
+            None => rest = tail,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Runs a command with a deadline; its trimmed stdout, or an error naming it.
 async fn run(
     program: &str,
@@ -298,7 +318,8 @@ async fn run(
     cwd: &Path,
     env: &[(&str, &str)],
 ) -> Result<String, String> {
-    let what = format!("{program} {}", args.join(" "));
+    // Shown in errors and progress: a URL's credentials are left out.
+    let what = redact_credentials(&format!("{program} {}", args.join(" ")));
     let mut command = tokio::process::Command::new(program);
     command
         .args(args)
@@ -598,7 +619,12 @@ impl Target {
                     })
                     .or_else(|| out.lines().filter_map(|l| l.split_once('\t')).next())
                     .map(|(hash, _)| hash.to_string())
-                    .ok_or_else(|| format!("Git ref {wanted} was not found in {remote}"))
+                    .ok_or_else(|| {
+                        format!(
+                            "Git ref {wanted} was not found in {}",
+                            redact_credentials(remote)
+                        )
+                    })
             }
             Target::Npm {
                 pin: Some((version, _)),
@@ -662,7 +688,7 @@ impl Target {
                 if git_ref.as_deref().is_some_and(|r| r.starts_with('-')) {
                     return Err("Plugin Git ref cannot start with '-'".into());
                 }
-                progress(format!("cloning {remote}"));
+                progress(format!("cloning {}", redact_credentials(remote)));
                 let env = [("GIT_TERMINAL_PROMPT", "0")];
                 run(
                     "git",
@@ -715,7 +741,12 @@ impl Target {
                             &env,
                         )
                         .await
-                        .map_err(|_| format!("Git ref {r} was not found in {remote}"))?
+                        .map_err(|_| {
+                            format!(
+                                "Git ref {r} was not found in {}",
+                                redact_credentials(remote)
+                            )
+                        })?
                     }
                 };
                 run(
@@ -988,6 +1019,15 @@ mod tests {
             p("npm:pkg@").unwrap_err(),
             "An npm version, tag, or range must be non-empty without surrounding spaces"
         );
+    }
+
+    #[test]
+    fn credentials_in_urls_are_not_shown() {
+        assert_eq!(
+            redact_credentials("git clone -- https://me:t0ken@example.com/r.git checkout"),
+            "git clone -- https://***@example.com/r.git checkout"
+        );
+        assert_eq!(redact_credentials("file:///srv/repo"), "file:///srv/repo");
     }
 
     #[tokio::test]
