@@ -33,6 +33,17 @@ async fn serve() -> Server {
     Server { url, events }
 }
 
+/// `"hello from gzip " * 50`, gzipped.
+const GZIP_BODY: &[u8] = &[
+    31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 203, 72, 205, 201, 201, 87, 72, 43, 202, 207, 85, 72, 175,
+    202, 44, 80, 200, 24, 229, 143, 242, 71, 249, 112, 62, 0, 162, 247, 72, 92, 32, 3, 0, 0,
+];
+/// `"hello from deflate " * 50`, zlib-deflated.
+const DEFLATE_BODY: &[u8] = &[
+    120, 156, 203, 72, 205, 201, 201, 87, 72, 43, 202, 207, 85, 72, 73, 77, 203, 73, 44, 73, 85,
+    200, 24, 21, 26, 21, 26, 21, 26, 204, 66, 0, 142, 94, 93, 122,
+];
+
 async fn respond(sock: &mut TcpStream, status: &str, headers: &[(&str, &str)], body: &[u8]) {
     let mut out = format!(
         "HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n",
@@ -128,6 +139,35 @@ async fn handle(mut sock: TcpStream, events: Events) {
             .await
         }
         "/empty" => respond(&mut sock, "204 No Content", &[], b"").await,
+        // Bodies compressed by Python's gzip (mtime 0) and zlib modules.
+        "/gzip" => {
+            respond(
+                &mut sock,
+                "200 OK",
+                &[("content-encoding", "gzip")],
+                GZIP_BODY,
+            )
+            .await
+        }
+        "/deflate" => {
+            respond(
+                &mut sock,
+                "200 OK",
+                &[("content-encoding", "deflate")],
+                DEFLATE_BODY,
+            )
+            .await
+        }
+        "/bad-gzip" => {
+            respond(
+                &mut sock,
+                "200 OK",
+                &[("content-encoding", "gzip")],
+                b"not gzip at all",
+            )
+            .await
+        }
+        "/gzip-head" => respond(&mut sock, "200 OK", &[("content-encoding", "gzip")], b"").await,
         "/echo" => {
             let pick = |n: &str| header(n).map_or(Value::Null, Value::from);
             let echo = json!({
@@ -429,6 +469,23 @@ async fn web_classes_without_the_network() {
             "byob": "Error: ReadableStream.getReader({ mode: \"byob\" }) is not supported by the Paseo plugin host yet",
             "nonBytes": "TypeError: Received non-Uint8Array chunk",
             "globals": ["function", "function", "function", "function", "function", "function", "function", "function"],
+        })
+    );
+}
+
+// Bodies with a Content-Encoding undici decodes (gzip, deflate) reach the plugin decoded, with
+// the header kept; a body that does not decode fails the read; an empty one is empty.
+#[tokio::test(flavor = "multi_thread")]
+async fn compressed_bodies_are_decoded() {
+    let server = serve().await;
+    let out = run_case("encodings", &server, &[]).await;
+    assert_eq!(
+        out,
+        json!({
+            "gzip": ["hello from gzip ".repeat(50), "gzip"],
+            "deflate": ["hello from deflate ".repeat(50), "deflate"],
+            "bad": ["TypeError", true],
+            "empty": "",
         })
     );
 }

@@ -53,7 +53,51 @@ fn clients(state: &mut OpState) -> Result<&Clients, JsErrorBox> {
 struct FetchResource {
     request: RefCell<Option<reqwest::RequestBuilder>>,
     response: AsyncRefCell<Option<reqwest::Response>>,
+    /// Decodes the body as its `Content-Encoding` says (gzip, deflate), as undici does.
+    /// With whether it has been given any bytes (a HEAD, 204 or 304 has none to decode).
+    decoder: RefCell<Option<(BodyDecoder, bool)>>,
     cancel: CancelHandle,
+}
+
+/// A response body's decoder, writing what it decodes into a `Vec` the reader drains.
+enum BodyDecoder {
+    Gzip(flate2::write::GzDecoder<Vec<u8>>),
+    Deflate(flate2::write::ZlibDecoder<Vec<u8>>),
+}
+
+impl BodyDecoder {
+    /// The decoder for a `Content-Encoding` value; `None` for identity, or an encoding (or a
+    /// chain of them) not decoded here, whose bytes then pass through as they are.
+    fn for_encoding(value: &str) -> Option<BodyDecoder> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "gzip" | "x-gzip" => Some(BodyDecoder::Gzip(flate2::write::GzDecoder::new(Vec::new()))),
+            "deflate" => Some(BodyDecoder::Deflate(flate2::write::ZlibDecoder::new(
+                Vec::new(),
+            ))),
+            _ => None,
+        }
+    }
+
+    fn write(&mut self, chunk: &[u8]) -> std::io::Result<Vec<u8>> {
+        use std::io::Write;
+        match self {
+            BodyDecoder::Gzip(d) => {
+                d.write_all(chunk)?;
+                Ok(std::mem::take(d.get_mut()))
+            }
+            BodyDecoder::Deflate(d) => {
+                d.write_all(chunk)?;
+                Ok(std::mem::take(d.get_mut()))
+            }
+        }
+    }
+
+    fn finish(self) -> std::io::Result<Vec<u8>> {
+        match self {
+            BodyDecoder::Gzip(d) => d.finish(),
+            BodyDecoder::Deflate(d) => d.finish(),
+        }
+    }
 }
 
 impl Resource for FetchResource {
@@ -151,6 +195,7 @@ pub fn op_fetch_request(
     let resource = FetchResource {
         request: RefCell::new(Some(request)),
         response: AsyncRefCell::new(None),
+        decoder: RefCell::new(None),
         cancel: CancelHandle::new(),
     };
     Ok(state.resource_table.add(resource))
@@ -210,6 +255,13 @@ pub async fn op_fetch_send(
             .collect(),
         url: response.url().to_string(),
     };
+    let encoding = response
+        .headers()
+        .get(reqwest::header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok());
+    *res.decoder.borrow_mut() = encoding
+        .and_then(BodyDecoder::for_encoding)
+        .map(|d| (d, false));
     *RcRef::map(&res, |r| &r.response).borrow_mut().await = Some(response);
     Ok(head)
 }
@@ -237,13 +289,34 @@ pub async fn op_fetch_read(
             Err(_) => return Err(aborted()),
             Ok(Err(e)) => return Err(cause(&e)),
             Ok(Ok(Some(chunk))) if chunk.is_empty() => continue,
-            Ok(Ok(Some(chunk))) => return Ok(chunk.to_vec()),
+            Ok(Ok(Some(chunk))) => {
+                let mut decoder = res.decoder.borrow_mut();
+                let Some((decoder, fed)) = decoder.as_mut() else {
+                    return Ok(chunk.to_vec());
+                };
+                *fed = true;
+                let decoded = decoder.write(&chunk).map_err(|e| decode_error(&e))?;
+                // An empty chunk would read as the end; read on until there is output.
+                if !decoded.is_empty() {
+                    return Ok(decoded);
+                }
+            }
             Ok(Ok(None)) => {
                 *slot = None;
-                return Ok(Vec::new());
+                let decoder = res.decoder.borrow_mut().take();
+                return match decoder {
+                    Some((decoder, true)) => decoder.finish().map_err(|e| decode_error(&e)),
+                    _ => Ok(Vec::new()),
+                };
             }
         }
     }
+}
+
+/// A body that does not decode as its `Content-Encoding` says: undici's `terminated`, with the
+/// zlib error as its cause.
+fn decode_error(e: &std::io::Error) -> JsErrorBox {
+    JsErrorBox::type_error(format!("terminated: {e}"))
 }
 
 /// Drops the request, cancelling a pending send or read.
