@@ -87,3 +87,48 @@ pub fn settle(done: impl Fn() -> bool) -> bool {
     }
     done()
 }
+
+/// Differential tests against real Node (which set-up installs): `script` is an ES module run
+/// with `node --input-type=module -e` that prints one JSON value.
+pub fn under_node(script: &str) -> Value {
+    let out = std::process::Command::new("node")
+        .args(["--input-type=module", "-e", script])
+        .output()
+        .expect("node runs (scripts/setup installs it)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Loads fixture `name`, whose `agent.open.before` puts what it measured (in `request.cwd`,
+/// a fresh folder) as JSON in `env.RESULT`, and returns that.
+pub async fn plugin_result(name: &str) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host();
+    load_all(&host, &[name]).await;
+    let mut request = open_request();
+    request["cwd"] = json!(dir.path());
+    let out = open(&host, request).await.unwrap();
+    host.shutdown().await;
+    serde_json::from_str(out["env"]["RESULT"].as_str().unwrap()).unwrap()
+}
+
+/// Every case Node reports must be the same here; the failure lists each difference.
+pub fn assert_same_as_node(ours: &Value, node: &Value) {
+    let differences: Vec<String> = node
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(case, expected)| ours[case.as_str()] != **expected)
+        .map(|(case, expected)| {
+            format!(
+                "{case}:\n  node: {expected}\n  here: {}",
+                ours[case.as_str()]
+            )
+        })
+        .collect();
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
