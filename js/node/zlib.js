@@ -1,6 +1,6 @@
 // node:zlib — gzip, deflate (zlib) and raw deflate, and unzip, in Node's sync, callback,
 // promisified (util.promisify) and stream forms, on the engine's codecs
-// (runtime/src/node/zlib.rs). Brotli is not here yet.
+// (runtime/src/node/zlib.rs); brotli too (its compressing stream emits at the end).
 import { ops } from "paseo:internal/core";
 import { Buffer } from "node:buffer";
 import { Transform } from "node:stream";
@@ -17,9 +17,16 @@ export const constants = Object.freeze({
   Z_MIN_CHUNK: 64, Z_MAX_CHUNK: Infinity, Z_DEFAULT_CHUNK: 16384,
   Z_MIN_MEMLEVEL: 1, Z_MAX_MEMLEVEL: 9, Z_DEFAULT_MEMLEVEL: 8,
   Z_MIN_LEVEL: -1, Z_MAX_LEVEL: 9, Z_DEFAULT_LEVEL: -1,
+  BROTLI_OPERATION_PROCESS: 0, BROTLI_OPERATION_FLUSH: 1, BROTLI_OPERATION_FINISH: 2, BROTLI_OPERATION_EMIT_METADATA: 3,
+  BROTLI_PARAM_MODE: 0, BROTLI_MODE_GENERIC: 0, BROTLI_MODE_TEXT: 1, BROTLI_MODE_FONT: 2, BROTLI_DEFAULT_MODE: 0,
+  BROTLI_PARAM_QUALITY: 1, BROTLI_MIN_QUALITY: 0, BROTLI_MAX_QUALITY: 11, BROTLI_DEFAULT_QUALITY: 11,
+  BROTLI_PARAM_LGWIN: 2, BROTLI_MIN_WINDOW_BITS: 10, BROTLI_MAX_WINDOW_BITS: 24, BROTLI_LARGE_MAX_WINDOW_BITS: 30,
+  BROTLI_DEFAULT_WINDOW: 22, BROTLI_PARAM_LGBLOCK: 3, BROTLI_MIN_INPUT_BLOCK_BITS: 16, BROTLI_MAX_INPUT_BLOCK_BITS: 24,
+  BROTLI_PARAM_DISABLE_LITERAL_CONTEXT_MODELING: 4, BROTLI_PARAM_SIZE_HINT: 5, BROTLI_PARAM_LARGE_WINDOW: 6,
+  BROTLI_PARAM_NPOSTFIX: 7, BROTLI_PARAM_NDIRECT: 8,
 });
 
-const KIND = { Gzip: 0, Gunzip: 1, Deflate: 2, Inflate: 3, DeflateRaw: 4, InflateRaw: 5, Unzip: 6 };
+const KIND = { Gzip: 0, Gunzip: 1, Deflate: 2, Inflate: 3, DeflateRaw: 4, InflateRaw: 5, Unzip: 6, BrotliCompress: 7, BrotliDecompress: 8 };
 const MAX_LENGTH = 2 ** 32;
 
 function invalidArg(message) {
@@ -148,15 +155,31 @@ export function crc32(data, value = 0) {
   return ops.op_zlib_crc32(bytesOf(data), value >>> 0);
 }
 
-const unsupported = (name) => () => {
-  throw Object.assign(new Error(`zlib.${name} is not supported by the Paseo plugin host yet`), { code: "ERR_NOT_SUPPORTED" });
-};
-export const brotliCompressSync = unsupported("brotliCompressSync");
-export const brotliDecompressSync = unsupported("brotliDecompressSync");
-export const brotliCompress = unsupported("brotliCompress");
-export const brotliDecompress = unsupported("brotliDecompress");
-export const createBrotliCompress = unsupported("createBrotliCompress");
-export const createBrotliDecompress = unsupported("createBrotliDecompress");
+// Brotli: quality from `params[BROTLI_PARAM_QUALITY]` (0–11, default 11).
+function brotliQuality(options) {
+  const quality = options?.params?.[constants.BROTLI_PARAM_QUALITY] ?? constants.BROTLI_DEFAULT_QUALITY;
+  if (typeof quality !== "number" || quality < 0 || quality > 11) {
+    throw Object.assign(new RangeError(`Initialization failed`), { code: "ERR_BROTLI_INITIALIZATION_FAILED" });
+  }
+  return quality;
+}
+const brotliOptions = (options) => ({ ...options, level: brotliQuality(options) });
+export const brotliCompressSync = (buffer, options) => oneShot(KIND.BrotliCompress, buffer, brotliOptions(options));
+export const brotliDecompressSync = (buffer, options) => oneShot(KIND.BrotliDecompress, buffer, { ...options, level: 0 });
+const brotliCompressCallback = callbackForm(KIND.BrotliCompress);
+const brotliDecompressCallback = callbackForm(KIND.BrotliDecompress);
+export function brotliCompress(buffer, options, callback) {
+  if (typeof options === "function") [options, callback] = [{}, options];
+  return brotliCompressCallback(buffer, brotliOptions(options), callback);
+}
+export function brotliDecompress(buffer, options, callback) {
+  if (typeof options === "function") [options, callback] = [{}, options];
+  return brotliDecompressCallback(buffer, { ...options, level: 0 }, callback);
+}
+export class BrotliCompress extends ZlibBase { constructor(options) { super(KIND.BrotliCompress, brotliOptions(options)); } }
+export class BrotliDecompress extends ZlibBase { constructor(options) { super(KIND.BrotliDecompress, { ...options, level: 0 }); } }
+export const createBrotliCompress = (options) => new BrotliCompress(options);
+export const createBrotliDecompress = (options) => new BrotliDecompress(options);
 
 export default {
   constants, crc32,
@@ -165,4 +188,5 @@ export default {
   Gzip, Gunzip, Deflate, Inflate, DeflateRaw, InflateRaw, Unzip,
   createGzip, createGunzip, createDeflate, createInflate, createDeflateRaw, createInflateRaw, createUnzip,
   brotliCompressSync, brotliDecompressSync, brotliCompress, brotliDecompress, createBrotliCompress, createBrotliDecompress,
+  BrotliCompress, BrotliDecompress,
 };

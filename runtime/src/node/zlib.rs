@@ -27,7 +27,24 @@ enum Codec {
     InflateRaw(DeflateDecoder<Vec<u8>>),
     /// `unzip` before its first two bytes say gzip or zlib.
     Unzip(Vec<u8>),
+    /// Brotli compression: the input, compressed at the end (the encoder has no drainable
+    /// writer), at `quality`.
+    BrotliCompress {
+        input: Vec<u8>,
+        quality: i32,
+    },
+    /// Brotli decompression, streaming; `done` once the stream's last block was read.
+    BrotliDecompress {
+        state: Box<BrotliDecoder>,
+        done: bool,
+    },
 }
+
+type BrotliDecoder = brotli::BrotliState<
+    brotli::HeapAlloc<u8>,
+    brotli::HeapAlloc<u32>,
+    brotli::HeapAlloc<brotli::HuffmanCode>,
+>;
 
 macro_rules! each {
     ($codec:expr, $w:ident => $body:expr) => {
@@ -38,13 +55,35 @@ macro_rules! each {
             Codec::Inflate($w) => $body,
             Codec::DeflateRaw($w) => $body,
             Codec::InflateRaw($w) => $body,
-            Codec::Unzip(_) => unreachable!("unzip picks its format first"),
+            Codec::Unzip(_) | Codec::BrotliCompress { .. } | Codec::BrotliDecompress { .. } => {
+                unreachable!("unzip picks its format first; brotli has its own path")
+            }
         }
     };
 }
 
 impl Codec {
     fn new(kind: u32, level: i32) -> Option<Codec> {
+        match kind {
+            7 => {
+                return (0..=11).contains(&level).then(|| Codec::BrotliCompress {
+                    input: Vec::new(),
+                    quality: level,
+                })
+            }
+            8 => {
+                let state = brotli::BrotliState::new(
+                    brotli::HeapAlloc::new(0),
+                    brotli::HeapAlloc::new(0),
+                    brotli::HeapAlloc::new(brotli::HuffmanCode::default()),
+                );
+                return Some(Codec::BrotliDecompress {
+                    state: Box::new(state),
+                    done: false,
+                });
+            }
+            _ => {}
+        }
         let level = match level {
             -1 => Compression::default(),
             0..=9 => Compression::new(level as u32),
@@ -265,6 +304,19 @@ fn op_zlib_write(
     let limit = (max_output as usize).min(room);
     let codecs = state.borrow_mut::<Codecs>();
     let (mut codec, mut header) = codecs.open.remove(&id).ok_or_else(not_open)?;
+    if matches!(
+        codec,
+        Codec::BrotliCompress { .. } | Codec::BrotliDecompress { .. }
+    ) {
+        let out = brotli_step(&mut codec, input, finish, limit);
+        if out.is_ok() && !finish {
+            state
+                .borrow_mut::<Codecs>()
+                .open
+                .insert(id, (codec, header));
+        }
+        return out;
+    }
     let decodes = codec.decodes();
     let result = (move || {
         let input = codec.pick(input).map_err(data_error)?;
@@ -300,7 +352,9 @@ fn op_zlib_write(
                 Codec::Gunzip(w) => w.finish(),
                 Codec::Inflate(w) => w.finish(),
                 Codec::InflateRaw(w) => w.finish(),
-                Codec::Unzip(_) => unreachable!(),
+                Codec::Unzip(_) | Codec::BrotliCompress { .. } | Codec::BrotliDecompress { .. } => {
+                    unreachable!("handled before")
+                }
             };
             let rest = rest.map_err(|e| {
                 if e.kind() == std::io::ErrorKind::UnexpectedEof || e.to_string().contains("EOF") {
@@ -325,6 +379,106 @@ fn op_zlib_write(
         Ok((out, None)) => Ok(out),
         Err(e) => Err(e),
     }
+}
+
+/// One brotli step: compression keeps the input until `finish`; decompression streams, with
+/// the decoder's own error (Node's `ERR__ERROR_FORMAT_…` codes, errno the decoder's number).
+fn brotli_step(
+    codec: &mut Codec,
+    input: &[u8],
+    finish: bool,
+    limit: usize,
+) -> Result<Vec<u8>, JsErrorBox> {
+    match codec {
+        Codec::BrotliCompress {
+            input: kept,
+            quality,
+        } => {
+            kept.extend_from_slice(input);
+            if !finish {
+                return Ok(Vec::new());
+            }
+            let params = brotli::enc::BrotliEncoderParams {
+                quality: *quality,
+                ..Default::default()
+            };
+            let mut out = Vec::new();
+            brotli::BrotliCompress(&mut &kept[..], &mut out, &params)
+                .map_err(|e| JsErrorBox::generic(e.to_string()))?;
+            if out.len() > limit {
+                return Err(too_large(limit));
+            }
+            Ok(out)
+        }
+        Codec::BrotliDecompress { state, done } => {
+            let mut out = Vec::new();
+            let mut buffer = vec![0u8; 64 * 1024];
+            let (mut available_in, mut input_offset) = (input.len(), 0usize);
+            while !*done {
+                let (mut available_out, mut output_offset, mut total) =
+                    (buffer.len(), 0usize, 0usize);
+                let result = brotli::BrotliDecompressStream(
+                    &mut available_in,
+                    &mut input_offset,
+                    input,
+                    &mut available_out,
+                    &mut output_offset,
+                    &mut buffer,
+                    &mut total,
+                    state,
+                );
+                out.extend_from_slice(&buffer[..output_offset]);
+                if out.len() > limit {
+                    return Err(too_large(limit));
+                }
+                match result {
+                    brotli::BrotliResult::NeedsMoreOutput => continue,
+                    brotli::BrotliResult::NeedsMoreInput => break,
+                    brotli::BrotliResult::ResultSuccess => *done = true,
+                    brotli::BrotliResult::ResultFailure => {
+                        return Err(brotli_error(state.error_code as i32))
+                    }
+                }
+            }
+            if finish && !*done {
+                return Err(truncated());
+            }
+            Ok(out)
+        }
+        _ => unreachable!("only brotli codecs come here"),
+    }
+}
+
+/// The brotli decoder's error as Node reports it: `ERR_` and the C enum's name without its
+/// `BROTLI_DECODER` prefix, errno its value.
+fn brotli_error(errno: i32) -> JsErrorBox {
+    let name = match errno {
+        -1 => "_ERROR_FORMAT_EXUBERANT_NIBBLE",
+        -2 => "_ERROR_FORMAT_RESERVED",
+        -3 => "_ERROR_FORMAT_EXUBERANT_META_NIBBLE",
+        -4 => "_ERROR_FORMAT_SIMPLE_HUFFMAN_ALPHABET",
+        -5 => "_ERROR_FORMAT_SIMPLE_HUFFMAN_SAME",
+        -6 => "_ERROR_FORMAT_CL_SPACE",
+        -7 => "_ERROR_FORMAT_HUFFMAN_SPACE",
+        -8 => "_ERROR_FORMAT_CONTEXT_MAP_REPEAT",
+        -9 => "_ERROR_FORMAT_BLOCK_LENGTH_1",
+        -10 => "_ERROR_FORMAT_BLOCK_LENGTH_2",
+        -11 => "_ERROR_FORMAT_TRANSFORM",
+        -12 => "_ERROR_FORMAT_DICTIONARY",
+        -13 => "_ERROR_FORMAT_WINDOW_BITS",
+        -14 => "_ERROR_FORMAT_PADDING_1",
+        -15 => "_ERROR_FORMAT_PADDING_2",
+        -16 => "_ERROR_FORMAT_DISTANCE",
+        -19 => "_ERROR_DICTIONARY_NOT_SET",
+        -20 => "_ERROR_INVALID_ARGUMENTS",
+        _ => "_ERROR_UNREACHABLE",
+    };
+    JsErrorBox::from_err(ZlibError {
+        class: "Error",
+        message: "Decompression failed".into(),
+        code: Box::leak(format!("ERR_{name}").into_boxed_str()),
+        errno: Some(errno),
+    })
 }
 
 /// Drops a codec (a destroyed stream).
