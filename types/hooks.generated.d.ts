@@ -3,6 +3,7 @@
 // `PASEO_BLESS=1 cargo test --test types`.
 
 import type { AgentToolDefinition } from "./plugin/server";
+import type { AgentTimelineItem } from "./protocol/agent-types";
 
 export interface AgentArchiveEvent {
   agent: PluginHookAgent;
@@ -85,7 +86,7 @@ export interface AgentTurnEndEvent {
     | { kind: "completed" }
     | { kind: "failed"; error: { message: string; code?: string } }
     | { kind: "canceled"; reason: string };
-  timeline: [];
+  timeline: readonly AgentTimelineItem[];
 }
 
 export interface AgentTurnStartEvent {

@@ -203,3 +203,13 @@ export function classify(error: unknown): string {
   return computeChecksStatus([{ status: "success" }]);
 }
 export const parentOf = (labels: Record<string, string>): string | null => getParentAgentIdFromLabels(labels);
+
+// agent.turn.after's timeline is always empty (the hook contract deprecates it), but Paseo types
+// it as timeline items, and published plugins search it.
+import type { PluginServerContext as TurnServer } from "@getpaseo/plugin/server";
+export function watchTurns(server: TurnServer) {
+  return server.addHook("agent.turn.after", async (event) => {
+    const last = event.timeline.find((item) => item.type === "assistant_message");
+    return void last;
+  });
+}

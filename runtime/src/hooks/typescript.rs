@@ -18,6 +18,9 @@ const PLUGIN_SIDE: &[(&str, &str, &str)] = &[(
     "The wire form of an agent tool. In plugin code `request.tools` holds `AgentToolDefinition`s (from `defineAgentTool`); the host sends their metadata.",
 )];
 
+/// Types that catalogue `tsType` overrides name, and where they come from.
+const TS_IMPORTS: &[(&str, &str)] = &[("AgentTimelineItem", "./protocol/agent-types")];
+
 /// Above this many characters an object or union is printed over several lines.
 const ONE_LINE: usize = 80;
 
@@ -52,6 +55,9 @@ pub fn render_hooks_dts() -> String {
     );
     for (_, name, _) in PLUGIN_SIDE {
         out += &format!("import type {{ {name} }} from \"./plugin/server\";\n");
+    }
+    for (name, from) in TS_IMPORTS {
+        out += &format!("import type {{ {name} }} from \"{from}\";\n");
     }
 
     let mut names: Vec<&String> = defs.keys().collect();
@@ -167,6 +173,11 @@ fn ty(schema: &Value) -> Ts {
         Value::Object(obj) => obj,
         other => panic!("not a JSON Schema: {other}"),
     };
+    // The catalogue's own keyword: the type Paseo's SDK declares where the schema is narrower
+    // (`agent.turn.after`'s `timeline`, always empty, typed as Paseo types it).
+    if let Some(ts) = obj.get("tsType").and_then(Value::as_str) {
+        return Ts::Name(ts.into());
+    }
     if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
         let name = reference
             .strip_prefix("#/$defs/")
