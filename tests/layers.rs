@@ -11,7 +11,7 @@ const LAYERS: &[&[&str]] = &[
     &["hooks"],
     &["engine"],
     &["node", "sdk"],
-    &["tools"],
+    &["tools", "providers"],
     &["host"],
 ];
 

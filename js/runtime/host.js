@@ -10,6 +10,9 @@ let sdkModule = null;
 const sdk = () => (sdkModule ??= lazyModule("paseo:internal/paseo"));
 let paseoApi = null;
 const paseo = () => (paseoApi ??= sdk().createPaseoApi());
+// What the plugin provides (providers.js), evaluated on the first registration.
+let providersModule = null;
+const provided = () => (providersModule ??= lazyModule("paseo:internal/providers"));
 
 const CATALOGUE = JSON.parse(ops.op_hook_catalogue());
 const byName = new Map(CATALOGUE.map((h) => [h.name, h]));
@@ -34,6 +37,7 @@ function reportRegistrations() {
     hooks: registrations.map((r) => ({ hook: r.hook, via: r.via, as: r.as })),
     rpc: [...rpcMethods.keys()].sort(),
     settings: settingsIds,
+    ...providersModule?.summary(),
   }));
 }
 
@@ -82,10 +86,15 @@ function warnDeprecated(method, name, hook) {
   ops.op_host_log(1, `[paseo] server.on and server.before are deprecated and will be removed after 2027-04-30; use server.addHook("${hook.name}") instead of server.${method}("${name}")`);
 }
 
-function notSupported(member) {
-  return () => { throw new Error(`server.${member} is not supported by this Paseo plugin host yet`); };
+// `registerProvider`, `addForgeServerProvider`, `registerUsageSource`: checked and kept in
+// providers.js, then reported.
+function provides(member) {
+  return (registration) => {
+    if (stopped) return;
+    provided()[member](registration);
+    reportRegistrations();
+  };
 }
-
 
 // `server` without the plugin's identity; `load` adds pluginId and dataDirectory.
 const serverApi = {
@@ -127,9 +136,9 @@ const serverApi = {
     reportRegistrations();
     return document;
   },
-  registerProvider: notSupported("registerProvider"),
-  addForgeServerProvider: notSupported("addForgeServerProvider"),
-  registerUsageSource: notSupported("registerUsageSource"),
+  registerProvider: provides("registerProvider"),
+  addForgeServerProvider: provides("addForgeServerProvider"),
+  registerUsageSource: provides("registerUsageSource"),
   presence: () => sdk().sdkCall("presence"),
   secrets: Object.freeze({
     get: async (key) => ops.op_secrets_get(String(key)),
@@ -315,6 +324,10 @@ async function stop() {
       ops.op_host_log(1, `Plugin cleanup failed: ${message(e)}`);
     }
   }
+  // As Paseo's host: provider connections close (and forge providers are disposed) after the
+  // plugin's cleanup.
+  await providersModule?.closeAll();
+  reportRegistrations();
   return "null";
 }
 
@@ -375,6 +388,7 @@ const HANDLERS = {
   event: (topic, payload) => sdk().deliver(topic, payload).then(() => "null"),
   tool: (_, input, invocation) => runTool(input, invocation).then((r) => JSON.stringify(r)),
   release: (agentId) => Promise.resolve(agentTools.delete(agentId)).then(() => "null"),
+  provide: (call, input, invocation) => (providersModule ? providersModule.run(call, input, invocation) : Promise.reject(new Error(`Plugin ${info?.id} provides nothing`))),
   stop: () => stop(),
 };
 {

@@ -9,6 +9,8 @@
 //! - [`node`], [`sdk`]: capabilities (ops, their state, their JS): the `node:` builtins, and
 //!   `context.paseo` with settings and secrets.
 //! - [`tools`]: the agent tools attached in `agent.open.before`, and their MCP endpoint.
+//! - [`providers`]: what plugins provide (agent providers, forge providers, usage sources):
+//!   the provider protocol as data and the daemon's end of a connection.
 //! - [`host`]: what a daemon embeds (`PluginHost`): standby isolates, plugin lifecycle, and
 //!   dispatch of hooks, RPC, tools and events into plugins.
 
@@ -18,6 +20,7 @@ pub mod host;
 pub mod logs;
 pub mod node;
 pub mod private_files;
+pub mod providers;
 pub mod sdk;
 pub mod tools;
 
@@ -26,5 +29,6 @@ pub use hooks::types::OpenContext;
 pub use hooks::HookError;
 pub use host::{HostError, HostOptions, PluginHost, PluginInfo, PluginStatus, PASEO_VERSION};
 pub use logs::{LogEntry, Stream};
+pub use providers::{ProvideError, ProviderConnection, ProviderEvent, ProviderHandle};
 pub use sdk::{memory::MemoryDaemon, Caller, PaseoDaemon, SdkError};
 pub use tools::{ToolError, ToolInfo, ToolResult};

@@ -21,11 +21,18 @@ const SOURCES: &[(&str, &str)] = &[
     ("paseo:internal/tools", js!("runtime/tools.js")),
     ("paseo:internal/paseo", js!("runtime/paseo.js")),
     ("paseo:internal/settings", js!("runtime/settings.js")),
+    ("paseo:internal/providers", js!("runtime/providers.js")),
     ("paseo:internal/web/events", js!("web/events.js")),
     ("paseo:internal/web/encoding", js!("web/encoding.js")),
     ("paseo:internal/web/url", js!("web/url.js")),
     ("paseo:plugin", js!("plugin/index.js")),
     ("paseo:plugin/server", js!("plugin/server.js")),
+    ("paseo:plugin/server/provider", js!("plugin/provider.js")),
+    (
+        "paseo:plugin/server/forge-toolkit",
+        js!("plugin/forge_toolkit.js"),
+    ),
+    ("paseo:plugin/server/usage", js!("plugin/usage.js")),
     (
         "paseo:protocol/agent-labels",
         js!("protocol/agent-labels.js"),
@@ -102,6 +109,7 @@ pub const LAZY: &[&str] = &[
     "paseo:internal/web/fetch",
     "paseo:internal/paseo",
     "paseo:internal/settings",
+    "paseo:internal/providers",
 ];
 
 /// A host module's code as it is evaluated: each `node:` builtin but the `LAZY` ones registers

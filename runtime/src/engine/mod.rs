@@ -27,7 +27,7 @@ use deno_core::{JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions
 use tokio::sync::{mpsc, oneshot};
 
 use crate::logs::{LogTail, Stream};
-pub use ops::Registrations;
+pub use ops::{Provided, Registrations};
 use watchdog::Watchdog;
 
 /// Per-plugin limits. Defaults follow Paseo's host: 30 s per hook invocation and for
@@ -84,7 +84,13 @@ pub struct PluginShared {
     /// Host-provided packages (zod) the plugin's code imported, by URL: a standby isolate for
     /// the next load or reload can have them evaluated ahead.
     pub host_packages: Arc<Mutex<std::collections::BTreeSet<ModuleSpecifier>>>,
+    /// Open event streams out of the plugin (provider connections), by stream id: what the
+    /// plugin writes with `op_host_stream` goes to the receiver, in order.
+    pub streams: Mutex<HashMap<String, EventStream>>,
 }
+
+/// The sending end of an event stream out of a plugin (`PluginShared::streams`).
+pub type EventStream = mpsc::UnboundedSender<String>;
 
 impl PluginShared {
     /// A plugin's shared state before anything is registered.
@@ -98,6 +104,15 @@ impl PluginShared {
             fatal: Mutex::default(),
             topics: Mutex::default(),
             host_packages: Arc::default(),
+            streams: Mutex::default(),
+        }
+    }
+
+    /// Ends every open stream out of the plugin, telling each reader why: the isolate is gone.
+    pub fn end_streams(&self, reason: &str) {
+        let ended = serde_json::json!({ "type": "stream.failed", "error": { "message": reason } });
+        for (_, tx) in self.streams.lock().unwrap().drain() {
+            let _ = tx.send(ended.to_string());
         }
     }
 }
@@ -146,6 +161,12 @@ pub enum CallKind {
     /// Forget the tool definitions attached to an agent whose session closed.
     ReleaseTools {
         agent_id: String,
+    },
+    /// A call into something the plugin provides (`providers`): `call` names the family and
+    /// the operation (`provider.connect`, `forge.invoke`, `usage.fetch`, …).
+    Provide {
+        call: String,
+        input: String,
     },
     Stop,
 }
@@ -306,6 +327,7 @@ fn thread_main(
         shared
             .logs
             .write(Stream::Stderr, &format!("[paseo] {reason}"));
+        shared.end_streams(&reason);
         shared.fatal.lock().unwrap().get_or_insert(reason);
     }
 }
@@ -507,17 +529,19 @@ pub(crate) enum InvocationKind {
     Event,
     Tool,
     Release,
+    Provide,
     Stop,
 }
 
 impl InvocationKind {
-    pub const ALL: [InvocationKind; 7] = [
+    pub const ALL: [InvocationKind; 8] = [
         InvocationKind::Load,
         InvocationKind::Hook,
         InvocationKind::Rpc,
         InvocationKind::Event,
         InvocationKind::Tool,
         InvocationKind::Release,
+        InvocationKind::Provide,
         InvocationKind::Stop,
     ];
 
@@ -530,6 +554,7 @@ impl InvocationKind {
             InvocationKind::Event => "event",
             InvocationKind::Tool => "tool",
             InvocationKind::Release => "release",
+            InvocationKind::Provide => "provide",
             InvocationKind::Stop => "stop",
         }
     }
@@ -675,6 +700,7 @@ async fn actor_main(
         Exit::Fatal(r) => r,
         Exit::Closed => format!("Plugin stopped: {}", shared.id),
     };
+    shared.end_streams(&reason);
     rx.close();
     while let Ok(message) = rx.try_recv() {
         if let Message::Call(call) = message {
@@ -976,6 +1002,7 @@ impl Actor {
             CallKind::Event { topic, .. } => (K::Event, topic.clone()),
             CallKind::Tool { .. } => (K::Tool, String::new()),
             CallKind::ReleaseTools { agent_id } => (K::Release, agent_id.clone()),
+            CallKind::Provide { call, .. } => (K::Provide, call.clone()),
             CallKind::Stop => (K::Stop, String::new()),
         };
         let deadline = Instant::now() + call.timeout;
@@ -983,6 +1010,7 @@ impl Actor {
             CallKind::Hook { input, .. }
             | CallKind::Rpc { input, .. }
             | CallKind::Tool { input }
+            | CallKind::Provide { input, .. }
             | CallKind::Event { payload: input, .. } => Some(input),
             CallKind::Load { .. } | CallKind::ReleaseTools { .. } | CallKind::Stop => None,
         };

@@ -148,11 +148,11 @@ fn host_module_url(specifier: &str) -> Option<&'static str> {
         "@getpaseo/protocol/agent-labels" => "paseo:protocol/agent-labels",
         "@getpaseo/plugin/server" => "paseo:plugin/server",
         "@getpaseo/plugin/server/provider" | "@getpaseo/plugin/provider" => {
-            "paseo:unsupported/server/provider"
+            "paseo:plugin/server/provider"
         }
         "@getpaseo/plugin/server/acp" | "@getpaseo/plugin/acp" => "paseo:unsupported/server/acp",
-        "@getpaseo/plugin/server/forge-toolkit" => "paseo:unsupported/server/forge-toolkit",
-        "@getpaseo/plugin/server/usage" => "paseo:unsupported/server/usage",
+        "@getpaseo/plugin/server/forge-toolkit" => "paseo:plugin/server/forge-toolkit",
+        "@getpaseo/plugin/server/usage" => "paseo:plugin/server/usage",
         _ => return None,
     })
 }

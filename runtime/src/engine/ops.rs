@@ -19,6 +19,31 @@ pub struct Registrations {
     pub hooks: Vec<HookRegistration>,
     pub rpc: Vec<String>,
     pub settings: Vec<String>,
+    /// What the plugin provides (`registerProvider`, `addForgeServerProvider`,
+    /// `registerUsageSource`), as its JS validated them.
+    #[serde(default)]
+    pub providers: Vec<Provided>,
+    #[serde(default, rename = "forgeProviders")]
+    pub forge_providers: Vec<Provided>,
+    #[serde(default, rename = "usageSources")]
+    pub usage_sources: Vec<Provided>,
+}
+
+/// One thing a plugin provides: its id and what the daemon shows of it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Provided {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Plugin-folder-relative path of an SVG icon, as registered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
+    /// What else the registration declares (e.g. a forge provider's hosts, a provider's
+    /// optional methods), as JSON.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub details: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -207,6 +232,32 @@ fn op_host_registrations(state: &mut OpState, #[string] json: &str) {
     }
 }
 
+/// Writes one event to an open stream out of the plugin (a provider connection's events);
+/// returns whether the stream is still open. An event over the message limit closes the
+/// stream instead: its reader sees the end and says why.
+#[op2(fast)]
+fn op_host_stream(state: &mut OpState, #[string] stream: &str, #[string] event: &str) -> bool {
+    let shared = state.borrow::<Arc<PluginShared>>();
+    let mut streams = shared.streams.lock().unwrap();
+    let Some(tx) = streams.get(stream) else {
+        return false;
+    };
+    if event.len() > crate::hooks::MAX_MESSAGE_BYTES {
+        let _ = tx.send(format!(
+            "{{\"type\":\"stream.failed\",\"error\":{{\"message\":\"an event of {} bytes is over the limit of {} bytes (4 MiB)\"}}}}",
+            event.len(),
+            crate::hooks::MAX_MESSAGE_BYTES
+        ));
+        streams.remove(stream);
+        return false;
+    }
+    if tx.send(event.to_string()).is_err() {
+        streams.remove(stream);
+        return false;
+    }
+    true
+}
+
 /// Validates what one handler returned; returns the request the next handler sees.
 #[op2]
 #[string]
@@ -315,6 +366,7 @@ deno_core::extension!(
         op_host_heap_room,
         op_host_log,
         op_host_registrations,
+        op_host_stream,
         op_hook_check,
         op_cjs_resolve,
         op_cjs_source,

@@ -160,8 +160,12 @@ pub fn check_result_size(bytes: usize) -> Result<(), String> {
 }
 
 fn schema_errors(hook: &HookSpec, value: &Value) -> Result<(), String> {
-    let errors: Vec<String> = hook
-        .validator
+    schema_check(&hook.validator, value)
+}
+
+/// The first three errors of `value` against a schema, each naming its field and the rule.
+pub fn schema_check(validator: &jsonschema::Validator, value: &Value) -> Result<(), String> {
+    let errors: Vec<String> = validator
         .iter_errors(value)
         .take(3)
         .map(|e| {

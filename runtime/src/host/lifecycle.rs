@@ -8,8 +8,8 @@ use std::sync::Arc;
 use deno_core::ModuleSpecifier;
 
 use super::manifest::{self, Manifest};
-use super::{HostError, PluginHost, NOTIFICATION_DRAIN};
-use crate::engine::{Binding, CallError, CallKind, Isolate, Limits, PluginShared};
+use super::{HostError, PluginHost, ProvidedKind, NOTIFICATION_DRAIN};
+use crate::engine::{Binding, CallError, CallKind, Isolate, Limits, PluginShared, Registrations};
 use crate::hooks::catalogue;
 use crate::logs::{LogTail, Stream};
 
@@ -227,6 +227,10 @@ impl PluginHost {
         }
         // The next standby boots after this load, not alongside it.
         self.standbys.refill();
+        let loaded = loaded.and_then(|_| {
+            self.check_provided(id, &isolate.shared.registrations.lock().unwrap())
+                .map_err(CallError::Failed)
+        });
         match loaded {
             Ok(_) => Ok(Some(isolate)),
             Err(e) => {
@@ -312,6 +316,36 @@ impl PluginHost {
             self.log_notification_failures(calls);
         }
         result
+    }
+
+    /// The daemon's rules for the agent providers a plugin registered: none may take a
+    /// built-in or configured provider's ID (`HostOptions::reserved_provider`), or one another
+    /// running plugin provides.
+    fn check_provided(&self, id: &str, registrations: &Registrations) -> Result<(), String> {
+        let others = self.provided(ProvidedKind::Provider);
+        for provider in &registrations.providers {
+            let reserved = self
+                .options
+                .reserved_provider
+                .as_ref()
+                .and_then(|r| r(&provider.id));
+            if let Some(kind) = reserved {
+                return Err(format!(
+                    "Plugin {id} cannot register {kind} provider ID \"{}\"",
+                    provider.id
+                ));
+            }
+            if others
+                .iter()
+                .any(|o| o.plugin != id && o.provided.id == provider.id)
+            {
+                return Err(format!(
+                    "Plugin {id} cannot register provider ID \"{}\" twice",
+                    provider.id
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Waits for the reloads in progress (of plugin `id`, or of any plugin), each at most as

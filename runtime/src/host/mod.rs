@@ -5,12 +5,14 @@
 //! - `lifecycle`: a plugin's slot: load, start, stop, reload, remove, shutdown.
 //! - `dispatch`: calls into plugins: hooks (and the request chain), notifications held across
 //!   reloads, RPC, agent tools, daemon events.
+//! - `provide`: calls into what plugins provide (provider connections, forge, usage).
 //! - `manifest`: `paseo.plugin.json` and the server entry.
 
 mod dispatch;
 mod error;
 mod lifecycle;
 pub mod manifest;
+mod provide;
 mod standby;
 
 use std::collections::{BTreeMap, HashMap};
@@ -25,6 +27,7 @@ use crate::sdk::PaseoDaemon;
 pub use error::HostError;
 use lifecycle::Slot;
 pub use lifecycle::{HELD_NOTIFICATIONS, STOP_DRAIN};
+pub use provide::{ProvidedBy, ProvidedKind, UsageCall};
 use standby::StandbyPool;
 
 /// The Paseo version this engine implements (`server.addHook` arrived in 0.14).
@@ -60,7 +63,14 @@ pub struct HostOptions {
     /// wake-up to reach, 20 to 80 µs on a virtual machine. Each call then costs up to this much
     /// CPU more; zero never spins (battery-powered or heavily shared machines).
     pub spin: std::time::Duration,
+    /// Whether an agent provider ID is the daemon's own: `Some("builtin")` or
+    /// `Some("configured")` refuses a plugin registering it (`Plugin <id> cannot register
+    /// builtin provider ID "<provider>"`).
+    pub reserved_provider: Option<ReservedProvider>,
 }
+
+/// See `HostOptions::reserved_provider`.
+pub type ReservedProvider = Arc<dyn Fn(&str) -> Option<&'static str> + Send + Sync>;
 
 impl Default for HostOptions {
     fn default() -> Self {
@@ -74,6 +84,7 @@ impl Default for HostOptions {
             settings_dir: None,
             standby: false,
             spin: crate::engine::SPIN,
+            reserved_provider: None,
         }
     }
 }
@@ -142,6 +153,7 @@ impl PluginHost {
                     daemon.clone(),
                     runtime.clone(),
                 ));
+                extensions.push(crate::providers::icon::paseo_provide::init());
                 extensions
             }),
             preload: Vec::new(),
