@@ -467,8 +467,24 @@ const TYPES: &[(&str, &str)] = &[
         include_str!("../types/plugin/paseo.d.ts"),
     ),
     (
+        "plugin/provider.d.ts",
+        include_str!("../types/plugin/provider.d.ts"),
+    ),
+    (
+        "plugin/forge-toolkit.d.ts",
+        include_str!("../types/plugin/forge-toolkit.d.ts"),
+    ),
+    (
+        "plugin/usage.d.ts",
+        include_str!("../types/plugin/usage.d.ts"),
+    ),
+    (
         "protocol/agent-types.d.ts",
         include_str!("../types/protocol/agent-types.d.ts"),
+    ),
+    (
+        "protocol/agent-labels.d.ts",
+        include_str!("../types/protocol/agent-labels.d.ts"),
     ),
 ];
 
@@ -510,6 +526,9 @@ const INIT_TSCONFIG: &str = r#"{
     "paths": {
       "@getpaseo/plugin": ["./.paseo/types/plugin/index.d.ts"],
       "@getpaseo/plugin/server": ["./.paseo/types/plugin/server.d.ts"],
+      "@getpaseo/plugin/server/provider": ["./.paseo/types/plugin/provider.d.ts"],
+      "@getpaseo/plugin/server/forge-toolkit": ["./.paseo/types/plugin/forge-toolkit.d.ts"],
+      "@getpaseo/plugin/server/usage": ["./.paseo/types/plugin/usage.d.ts"],
       "@getpaseo/client": ["./.paseo/types/plugin/paseo.d.ts"],
       "@getpaseo/protocol/agent-types": ["./.paseo/types/protocol/agent-types.d.ts"],
       "@getpaseo/protocol/agent-labels": ["./.paseo/types/protocol/agent-labels.d.ts"]
@@ -664,6 +683,7 @@ fn print_agent(v: &Value) {
         let text = match item["type"].as_str() {
             Some("user_message") => format!("user: {}", cell(&item["text"])),
             Some("assistant_message") => format!("agent: {}", cell(&item["text"])),
+            Some("error") => format!("error: {}", cell(&item["message"])),
             Some("tool_call") => {
                 let what = item["detail"]["command"]
                     .as_str()
@@ -757,4 +777,118 @@ pub async fn workspace(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
         }
         _ => return Err(format!("unknown workspace command\n{}", crate::USAGE)),
     })
+}
+
+/// `paseo provider ls`: the built-in agent providers and the ones plugins provide.
+pub async fn provider(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let a = Args::parse(args);
+    match a.positional.as_slice() {
+        ["ls"] => Ok(done(
+            control::request(home, "provider.ls", json!({})).await,
+            a.has("--json"),
+            |v| {
+                let rows = v.as_array().unwrap().iter().map(|r| {
+                    let plugin = if r["builtin"] == true {
+                        "(built-in)".into()
+                    } else {
+                        cell(&r["plugin"])
+                    };
+                    vec![
+                        cell(&r["id"]),
+                        cell(&r["label"]),
+                        plugin,
+                        cell(&r["description"]),
+                    ]
+                });
+                table(
+                    &["PROVIDER", "LABEL", "PLUGIN", "DESCRIPTION"],
+                    rows.collect(),
+                )
+            },
+        )),
+        _ => Err(format!(
+            "usage: paseo provider ls [--json]\n{}",
+            crate::USAGE
+        )),
+    }
+}
+
+/// Prints what plugins provide of one kind (`forge ls`, `usage ls`).
+fn provided_table(v: &Value, first: &str) {
+    let rows = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| vec![cell(&r["id"]), cell(&r["label"]), cell(&r["plugin"])]);
+    table(&[first, "LABEL", "PLUGIN"], rows.collect())
+}
+
+/// `paseo forge ls` and `paseo forge call PROVIDER METHOD [INPUT]`.
+pub async fn forge(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let a = Args::parse(args);
+    let json_out = a.has("--json");
+    match a.positional.as_slice() {
+        ["ls"] => Ok(done(
+            control::request(home, "forge.ls", json!({})).await,
+            json_out,
+            |v| provided_table(v, "FORGE"),
+        )),
+        ["call", provider, method, rest @ ..] if rest.len() <= 1 => {
+            let input = crate::read_input(rest.first().copied())?;
+            let params = json!({ "provider": provider, "method": method, "input": input });
+            let result = control::request(home, "forge.call", params).await;
+            // A forge error is the method's outcome: printed with its kind, exit 1.
+            if let Ok(answer) = &result {
+                if let Some(error) = answer.get("error") {
+                    if json_out {
+                        println!("{}", serde_json::to_string_pretty(answer).unwrap());
+                    } else {
+                        let kind = error["kind"]
+                            .as_str()
+                            .map(|k| format!(" ({k})"))
+                            .unwrap_or_default();
+                        eprintln!("error: {}{kind}", cell(&error["message"]));
+                    }
+                    return Ok(ExitCode::from(1));
+                }
+            }
+            Ok(done(result, json_out, |v| {
+                println!("{}", serde_json::to_string_pretty(&v["output"]).unwrap())
+            }))
+        }
+        _ => Err(format!(
+            "usage: paseo forge ls | call PROVIDER METHOD [INPUT] [--json]\n{}",
+            crate::USAGE
+        )),
+    }
+}
+
+/// `paseo usage ls` and `paseo usage fetch|discover|identify SOURCE [INPUT]`.
+pub async fn usage(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let a = Args::parse(args);
+    let json_out = a.has("--json");
+    match a.positional.as_slice() {
+        ["ls"] => Ok(done(
+            control::request(home, "usage.ls", json!({})).await,
+            json_out,
+            |v| provided_table(v, "SOURCE"),
+        )),
+        [call @ ("fetch" | "discover" | "identify"), source, rest @ ..] if rest.len() <= 1 => {
+            let input = match rest.first() {
+                Some(arg) => crate::read_input(Some(arg))?,
+                None if *call == "discover" => json!({ "kind": "global" }),
+                None => json!({}),
+            };
+            let params = json!({ "source": source, "call": call, "input": input });
+            Ok(done(
+                control::request(home, "usage.call", params).await,
+                json_out,
+                |v| println!("{}", serde_json::to_string_pretty(v).unwrap()),
+            ))
+        }
+        _ => Err(format!(
+            "usage: paseo usage ls | fetch SOURCE [INPUT] | discover SOURCE [SCOPE] [--json]\n{}",
+            crate::USAGE
+        )),
+    }
 }

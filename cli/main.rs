@@ -61,6 +61,10 @@ Daemon and its CLI ($PASEO_HOME, default ~/.paseo; control socket $PASEO_HOME/da
   paseo agent send ID TEXT [--wait] | wait ID | cancel ID | show ID | ls | archive ID | reload ID
                    | close ID      reload and close interrupt a running turn; close keeps the agent
   paseo permission respond AGENT-ID REQUEST-ID allow|deny [--message TEXT]
+  paseo provider ls                 built-in agent providers and the ones plugins provide
+      (`agent create --provider ID` runs an agent on a plugin's provider)
+  paseo forge ls | call PROVIDER METHOD [INPUT]   plugin forge providers (180 s per call)
+  paseo usage ls | fetch SOURCE [INPUT] | discover SOURCE [SCOPE]   plugin usage sources
   The built-in scripted provider reads each message line as a step: say TEXT, run COMMAND
   (asks permission), ask COMMAND (asks and goes on), tool NAME JSON (over MCP), env NAME,
   credits, fail MESSAGE, sleep MS.
@@ -114,6 +118,9 @@ fn main() -> ExitCode {
         ["agent", rest @ ..] => runtime.block_on(commands::agent(&paseo_home(), rest)),
         ["permission", rest @ ..] => runtime.block_on(commands::permission(&paseo_home(), rest)),
         ["workspace", rest @ ..] => runtime.block_on(commands::workspace(&paseo_home(), rest)),
+        ["provider", rest @ ..] => runtime.block_on(commands::provider(&paseo_home(), rest)),
+        ["forge", rest @ ..] => runtime.block_on(commands::forge(&paseo_home(), rest)),
+        ["usage", rest @ ..] => runtime.block_on(commands::usage(&paseo_home(), rest)),
         ["tool", "call", rest @ ..] => runtime.block_on(tool_command(Some(()), rest)),
         ["help" | "--help" | "-h"] | [] => {
             print!("{USAGE}");
@@ -200,7 +207,7 @@ async fn load_plugins(host: &PluginHost, plugins: &[PathBuf]) -> Result<(), Stri
     Ok(())
 }
 
-fn read_input(arg: Option<&str>) -> Result<Value, String> {
+pub(crate) fn read_input(arg: Option<&str>) -> Result<Value, String> {
     let text = match arg {
         None => return Ok(json!({})),
         Some("-") => {
@@ -401,6 +408,17 @@ async fn plugin_inspect(args: &[&str]) -> Result<ExitCode, String> {
         }
         println!("rpc      {}", info.registrations.rpc.join(", "));
         println!("settings {}", info.registrations.settings.join(", "));
+        let regs = &info.registrations;
+        for (what, list) in [
+            ("providers", &regs.providers),
+            ("forge", &regs.forge_providers),
+            ("usage", &regs.usage_sources),
+        ] {
+            if !list.is_empty() {
+                let ids: Vec<&str> = list.iter().map(|p| p.id.as_str()).collect();
+                println!("{what:<8} {}", ids.join(", "));
+            }
+        }
     }
     Ok(if failed {
         ExitCode::from(1)

@@ -6,6 +6,7 @@
 //! connection open and sends one `{"log":…}` line per new entry (and a `{"gap":n}` line when the
 //! follower fell behind and `n` entries were skipped).
 
+use paseo_plugin_runtime::host::ProvidedKind;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -429,6 +430,29 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
         }
         "workspace.ls" => Ok(json!(daemon.workspaces())),
         "workspace.archive" => daemon.archive_workspace(str_param(&params, "id")?).await,
+        "provider.ls" => Ok(daemon.provider_list()),
+        "forge.ls" => Ok(daemon.provided_list(ProvidedKind::ForgeProvider)),
+        "forge.call" => {
+            let input = params["input"].clone();
+            daemon
+                .forge_call(
+                    str_param(&params, "provider")?,
+                    str_param(&params, "method")?,
+                    input,
+                )
+                .await
+        }
+        "usage.ls" => Ok(daemon.provided_list(ProvidedKind::UsageSource)),
+        "usage.call" => {
+            let input = params["input"].clone();
+            daemon
+                .usage_call(
+                    str_param(&params, "source")?,
+                    str_param(&params, "call")?,
+                    input,
+                )
+                .await
+        }
         "agent.create" => daemon.create_agent(params).await,
         "agent.ls" => Ok(json!(daemon.agents())),
         "agent.show" => daemon.agent_view(str_param(&params, "id")?).ok_or_else(|| {

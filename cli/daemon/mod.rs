@@ -7,6 +7,8 @@ pub mod control;
 pub mod home;
 mod managed;
 mod mcp_client;
+mod plugin_provider;
+mod provided;
 mod provider;
 pub mod sources;
 pub mod store;
@@ -131,6 +133,8 @@ pub struct Daemon {
     pub trace: broadcast::Sender<String>,
     turns_done: tokio::sync::Notify,
     mcp: Mutex<Option<Arc<paseo_plugin_runtime::tools::mcp::McpServer>>>,
+    /// Open agents' sessions with plugin providers, by agent.
+    plugin_sessions: Mutex<HashMap<String, Arc<plugin_provider::Session>>>,
     /// Exclusive ownership of `$PASEO_HOME` for as long as the daemon lives.
     _home_lock: home::HomeLock,
 }
@@ -165,6 +169,9 @@ impl Daemon {
             settings_dir: Some(home.join("plugin-settings")),
             // Installs, enables and `paseo plugin reload` take an isolate booted ahead.
             standby: true,
+            reserved_provider: Some(Arc::new(|id: &str| {
+                provider::is_known(id).then_some("builtin")
+            })),
             ..HostOptions::default()
         }));
         let daemon = Arc::new(Daemon {
@@ -178,6 +185,7 @@ impl Daemon {
             trace,
             turns_done: Default::default(),
             mcp: Mutex::default(),
+            plugin_sessions: Mutex::default(),
             _home_lock: home_lock,
         });
         let _ = sdk.0.set(Arc::downgrade(&daemon));
@@ -712,7 +720,9 @@ impl Daemon {
             })
             .await
             .map_err(|e| e.to_string())?;
-        if !provider::is_known(&created.config.provider) {
+        if !provider::is_known(&created.config.provider)
+            && !plugin_provider::is_plugin_provider(self, &created.config.provider)
+        {
             return Err(format!("Unknown provider: {}", created.config.provider));
         }
         self.say(format!(
@@ -775,7 +785,8 @@ impl Daemon {
             .as_object()
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
-        let lacks_mcp = !provider::supports_mcp(&agent.provider);
+        let from_plugin = !provider::is_known(&agent.provider);
+        let lacks_mcp = !from_plugin && !provider::supports_mcp(&agent.provider);
         let request = AgentOpenRequest {
             agent_id: agent.id.clone(),
             workspace_id: agent.workspace_id.clone(),
@@ -866,6 +877,11 @@ impl Daemon {
             tools_url,
             tools_secret,
         };
+        // A plugin's provider opens its session with the launch (and fails the opening if it
+        // cannot); the built-in ones need nothing more.
+        if from_plugin {
+            plugin_provider::open(self, agent, &launch).await?;
+        }
         let mut live = self.live.lock().unwrap();
         let running = live.get(&agent.id).map(|l| l.running).unwrap_or(false);
         let turn = live.remove(&agent.id).and_then(|l| l.turn);
@@ -878,6 +894,16 @@ impl Daemon {
             },
         );
         Ok(())
+    }
+
+    /// How many permission requests of the agent are pending.
+    fn pending_permissions(&self, agent_id: &str) -> usize {
+        self.permissions
+            .lock()
+            .unwrap()
+            .keys()
+            .filter(|(a, _)| a == agent_id)
+            .count()
     }
 
     async fn resume_agents(self: &Arc<Self>) {
@@ -1037,6 +1063,7 @@ impl Daemon {
     ) -> bool {
         let mut interrupted = None;
         if let Some((turn_id, task)) = turn {
+            plugin_provider::interrupt(self, &record.id).await;
             task.abort();
             if task.await.is_err() {
                 interrupted = Some(turn_id);
@@ -1222,6 +1249,7 @@ impl Daemon {
         if let Some(mcp) = mcp {
             mcp.revoke(&record.id);
         }
+        plugin_provider::close(self, &record.id).await;
         self.host.close_session(&record.id).await;
         self.host.notify::<AgentCloseAfter>(AgentEvent {
             agent: hook_agent(record),

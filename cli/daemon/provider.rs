@@ -13,17 +13,19 @@
 //! | `sleep <ms>` | works for a while |
 //! | anything else | replies `RETRY_OK` to "Try again.", otherwise `ok: <line>` |
 //!
-//! Providers `scripted`, `codex` and `claude` support MCP servers; `plain` does not.
+//! Providers `scripted`, `codex` and `claude` support MCP servers; `plain` does not. Any other
+//! provider is a plugin's (`plugin_provider`), and its turns run there.
 
 use std::sync::Arc;
 
 use paseo_plugin_runtime::hooks::types::*;
 use serde_json::{json, Value};
 
+use super::plugin_provider::TurnEnd;
 use super::store::AgentRecord;
 use super::{hook_agent, Daemon};
 
-const PROVIDERS: &[(&str, bool)] = &[
+pub const PROVIDERS: &[(&str, bool)] = &[
     ("scripted", true),
     ("codex", true),
     ("claude", true),
@@ -47,9 +49,21 @@ pub async fn run_turn(daemon: Arc<Daemon>, record: AgentRecord, text: String, tu
         "agent {} turn {turn_id} started: {text:?}",
         record.id
     ));
-    let outcome = match run_steps(&daemon, &record, &text).await {
+    let steps = if is_known(&record.provider) {
+        run_steps(&daemon, &record, &text)
+            .await
+            .map_err(TurnEnd::Failed)
+    } else {
+        super::plugin_provider::run_turn(&daemon, &record, &text).await
+    };
+    let outcome = match steps {
         Ok(()) => TurnOutcome::Completed,
-        Err(message) => {
+        Err(TurnEnd::Canceled(reason)) => {
+            daemon.push_timeline(&record.id, json!({ "type": "error", "message": reason }));
+            daemon.resolve_permissions(&record.id, None, &super::cleared("Turn canceled"));
+            TurnOutcome::Canceled { reason }
+        }
+        Err(TurnEnd::Failed(message)) => {
             daemon.push_timeline(&record.id, json!({ "type": "error", "message": message }));
             // As Paseo's daemon: a failed turn clears the requests still pending.
             daemon.resolve_permissions(&record.id, None, &super::cleared("Turn failed"));
