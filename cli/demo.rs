@@ -17,6 +17,7 @@ const EXAMPLES: &[&str] = &[
     "agent-configuration",
     "agent-tools",
     "env-injection",
+    "agent-provider",
 ];
 
 fn examples_dir() -> PathBuf {
@@ -159,6 +160,7 @@ fn show_timeline(daemon: &Daemon, agent: &str, from: usize) -> usize {
                     .map(|e| format!(": {e}"))
                     .unwrap_or_default()
             ),
+            Some("error") => format!("error › {}", item["message"].as_str().unwrap_or_default()),
             _ => item.to_string(),
         };
         println!("  {line}");
@@ -233,6 +235,21 @@ async fn session(daemon: &Arc<Daemon>, repo: &Path) -> Result<(), String> {
     daemon.send(&id, "run rm -rf canary.txt\nrun git status", None)?;
     settle(daemon, &id).await;
     seen = show_timeline(daemon, &id, seen);
+    println!(
+        "  canary.txt still exists: {}",
+        Path::new(ws["cwd"].as_str().unwrap_or_default())
+            .join("canary.txt")
+            .exists()
+    );
+
+    step("an agent on a plugin's provider: agent-provider's shell-helper runs the turn, and lifecycle-actions answers its permission requests");
+    let helper = daemon
+        .create_agent(json!({ "workspaceId": ws["id"], "provider": "shell-helper", "title": "Shell helper" }))
+        .await?;
+    let helper_id = helper["id"].as_str().unwrap_or_default().to_string();
+    daemon.send(&helper_id, "plugins provide agents now\n$ git status\n$ rm -rf canary.txt", None)?;
+    settle(daemon, &helper_id).await;
+    show_timeline(daemon, &helper_id, 0);
     println!(
         "  canary.txt still exists: {}",
         Path::new(ws["cwd"].as_str().unwrap_or_default())

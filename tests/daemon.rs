@@ -347,6 +347,8 @@ fn the_demo_shows_every_capability() {
         "permission perm-call-7 → allow",
         "user  › Try again.   (sent by plugin lifecycle-actions)",
         "agent › RETRY_OK",
+        "opened a session with provider shell-helper of plugin agent-provider",
+        "agent › Backwards: now agents provide plugins",
         "reopened with reason \"refresh\"",
         "agent.session_open           env {\"PASEO_HOOK_CREATE_EXAMPLE\":\"[redacted]\"",
         "workspace.archived           workspace workspace-1",
