@@ -892,3 +892,31 @@ pub async fn usage(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
         )),
     }
 }
+
+/// `paseo attachment search PLUGIN METHOD QUERY`: an attachment source's search, as the app
+/// runs it (the plugin's search RPC with `{ query }`, its result checked).
+pub async fn attachment(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let a = Args::parse(args);
+    match a.positional.as_slice() {
+        ["search", plugin, method, query] => {
+            let params = json!({ "plugin": plugin, "method": method, "query": query });
+            Ok(done(
+                control::request(home, "attachment.search", params).await,
+                a.has("--json"),
+                |v| {
+                    let rows = v["items"].as_array().into_iter().flatten().map(|i| {
+                        ["identifier", "title", "resourceType", "url"]
+                            .iter()
+                            .map(|k| cell(&i[*k]))
+                            .collect()
+                    });
+                    table(&["ITEM", "TITLE", "TYPE", "URL"], rows.collect())
+                },
+            ))
+        }
+        _ => Err(format!(
+            "usage: paseo attachment search PLUGIN METHOD QUERY [--json]\n{}",
+            crate::USAGE
+        )),
+    }
+}

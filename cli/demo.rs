@@ -244,10 +244,16 @@ async fn session(daemon: &Arc<Daemon>, repo: &Path) -> Result<(), String> {
 
     step("an agent on a plugin's provider: agent-provider's shell-helper runs the turn, and lifecycle-actions answers its permission requests");
     let helper = daemon
-        .create_agent(json!({ "workspaceId": ws["id"], "provider": "shell-helper", "title": "Shell helper" }))
+        .create_agent(
+            json!({ "workspaceId": ws["id"], "provider": "shell-helper", "title": "Shell helper" }),
+        )
         .await?;
     let helper_id = helper["id"].as_str().unwrap_or_default().to_string();
-    daemon.send(&helper_id, "plugins provide agents now\n$ git status\n$ rm -rf canary.txt", None)?;
+    daemon.send(
+        &helper_id,
+        "plugins provide agents now\n$ git status\n$ rm -rf canary.txt",
+        None,
+    )?;
     settle(daemon, &helper_id).await;
     show_timeline(daemon, &helper_id, 0);
     println!(

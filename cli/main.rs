@@ -65,6 +65,7 @@ Daemon and its CLI ($PASEO_HOME, default ~/.paseo; control socket $PASEO_HOME/da
       (`agent create --provider ID` runs an agent on a plugin's provider)
   paseo forge ls | call PROVIDER METHOD [INPUT]   plugin forge providers (180 s per call)
   paseo usage ls | fetch SOURCE [INPUT] | discover SOURCE [SCOPE]   plugin usage sources
+  paseo attachment search PLUGIN METHOD QUERY   an attachment source's search RPC, checked
   The built-in scripted provider reads each message line as a step: say TEXT, run COMMAND
   (asks permission), ask COMMAND (asks and goes on), tool NAME JSON (over MCP), env NAME,
   credits, fail MESSAGE, sleep MS.
@@ -121,6 +122,7 @@ fn main() -> ExitCode {
         ["provider", rest @ ..] => runtime.block_on(commands::provider(&paseo_home(), rest)),
         ["forge", rest @ ..] => runtime.block_on(commands::forge(&paseo_home(), rest)),
         ["usage", rest @ ..] => runtime.block_on(commands::usage(&paseo_home(), rest)),
+        ["attachment", rest @ ..] => runtime.block_on(commands::attachment(&paseo_home(), rest)),
         ["tool", "call", rest @ ..] => runtime.block_on(tool_command(Some(()), rest)),
         ["help" | "--help" | "-h"] | [] => {
             print!("{USAGE}");

@@ -345,3 +345,24 @@ fn usage_sources_are_listed_discovered_and_fetched() {
     let err = daemon.cli_err(&["usage", "fetch", "echo-usage", "{}"]);
     assert!(err.starts_with("Plugin provider-kit usage source echo-usage failed: Invalid input for usage source echo-usage: "), "{err}");
 }
+
+#[test]
+fn attachment_searches_run_through_the_daemon() {
+    let daemon = Daemon::start(&[fixture("attachment-source")]);
+    let found = daemon.cli(&[
+        "attachment",
+        "search",
+        "attachment-source",
+        "issues.search",
+        "checkout",
+    ]);
+    assert_eq!(found["items"][0]["identifier"], "SHOP-1");
+    let err = daemon.cli_err(&[
+        "attachment",
+        "search",
+        "attachment-source",
+        "broken.search",
+        "x",
+    ]);
+    assert!(err.starts_with("Plugin attachment-source attachment search broken.search returned an invalid payload: items[0].url"), "{err}");
+}

@@ -435,3 +435,36 @@ async fn usage_sources_discover_and_fetch_with_their_input_checked() {
         .to_string();
     assert_eq!(err, "Plugin provider-kit usage source echo-usage failed: Usage source echo-usage does not implement identify()");
 }
+
+#[tokio::test]
+async fn attachment_searches_are_checked_as_paseos_app_checks_them() {
+    let host = host();
+    load_all(&host, &["attachment-source"]).await;
+    let found = host
+        .search_attachments("attachment-source", "issues.search", "slow")
+        .await
+        .unwrap();
+    assert_eq!(
+        found,
+        json!({ "items": [{ "id": "2", "identifier": "SHOP-2", "title": "Slow search", "subtitle": "perf", "url": "https://tracker.example/SHOP-2", "text": "Search takes 3 s.", "resourceType": "issue" }] })
+    );
+    // The output schema strips unknown keys, as zod's objects do.
+    let all = host
+        .search_attachments("attachment-source", "issues.search", "")
+        .await
+        .unwrap();
+    assert_eq!(all["items"][0].get("extra"), None);
+    assert_eq!(
+        host.search_attachments("attachment-source", "broken.search", "x").await.unwrap_err().to_string(),
+        "Plugin attachment-source attachment search broken.search returned an invalid payload: items[0].url: \"not a url\" is not a URL (relative URL without a base)"
+    );
+    let err = host
+        .search_attachments("attachment-source", "checked.search", "x")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("\"too_small\"") && err.contains("\"identifier\""),
+        "{err}"
+    );
+}

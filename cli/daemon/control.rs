@@ -453,6 +453,15 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
                 )
                 .await
         }
+        "attachment.search" => daemon
+            .host
+            .search_attachments(
+                str_param(&params, "plugin")?,
+                str_param(&params, "method")?,
+                params["query"].as_str().unwrap_or_default(),
+            )
+            .await
+            .map_err(|e| e.to_string()),
         "agent.create" => daemon.create_agent(params).await,
         "agent.ls" => Ok(json!(daemon.agents())),
         "agent.show" => daemon.agent_view(str_param(&params, "id")?).ok_or_else(|| {

@@ -111,6 +111,12 @@ export interface PluginAttachmentSearchPayload {
   items: PluginAttachmentItem[];
 }
 
+/** The result of an attachment search, as Paseo's SDK exports it. On this host these validate
+ * with `parse`, `safeParse`, `parseAsync` and `safeParseAsync` (and Standard Schema); other zod
+ * members throw, so build your own schema with zod to extend them. */
+export declare const PluginAttachmentItemSchema: ZodType<PluginAttachmentItem>;
+export declare const PluginAttachmentSearchPayloadSchema: ZodType<PluginAttachmentSearchPayload>;
+
 export declare function defineAttachmentSource<Definition extends PluginAttachmentSourceContribution>(
   definition: Definition,
 ): Definition;

@@ -307,6 +307,30 @@ impl PluginHost {
     }
 }
 
+impl PluginHost {
+    /// An attachment source's search: the plugin's search RPC (`source.search`, served with
+    /// `server.handle`) called with `{ query }`, its result checked as Paseo's app checks it
+    /// (`PluginAttachmentSearchPayloadSchema`).
+    pub async fn search_attachments(
+        &self,
+        plugin: &str,
+        method: &str,
+        query: &str,
+    ) -> Result<Value, super::HostError> {
+        let payload = self
+            .call_rpc(plugin, method, json!({ "query": query }))
+            .await?;
+        providers::check_attachment_search(&payload).map_err(|e| super::HostError::Rpc {
+            plugin: plugin.to_string(),
+            method: method.to_string(),
+            message: format!(
+                "Plugin {plugin} attachment search {method} returned an invalid payload: {e}"
+            ),
+        })?;
+        Ok(payload)
+    }
+}
+
 /// The version and capabilities a connection selected, checked against the offer.
 fn negotiated(name: &Named, out: &Value) -> Result<(u32, Vec<String>), ProvideError> {
     let version = out["version"].as_i64().filter(|v| *v > 0);

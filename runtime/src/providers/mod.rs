@@ -31,6 +31,7 @@ struct Protocol {
     inputs: HashMap<String, jsonschema::Validator>,
     events: HashMap<String, jsonschema::Validator>,
     usage: HashMap<String, jsonschema::Validator>,
+    attachments: HashMap<String, jsonschema::Validator>,
 }
 
 fn protocol() -> &'static Protocol {
@@ -59,22 +60,29 @@ fn protocol() -> &'static Protocol {
                 })
                 .collect()
         };
-        let usage = raw["usage"]
-            .as_object()
-            .expect("protocol usage")
-            .iter()
-            .filter(|(k, _)| !k.starts_with('$'))
-            .map(|(what, schema)| {
-                let document = json!({ "$defs": raw["$defs"], "allOf": [schema] });
-                let validator = jsonschema::options()
-                    .should_validate_formats(false)
-                    .build(&document)
-                    .unwrap_or_else(|e| panic!("protocol usage {what} does not compile: {e}"));
-                (what.clone(), validator)
-            })
-            .collect();
+        let plain = |family: &str| -> HashMap<String, jsonschema::Validator> {
+            raw[family]
+                .as_object()
+                .expect("protocol family")
+                .iter()
+                .filter(|(k, _)| !k.starts_with('$'))
+                .map(|(what, schema)| {
+                    let document = json!({ "$defs": raw["$defs"], "allOf": [schema] });
+                    let validator = jsonschema::options()
+                        .should_validate_formats(false)
+                        .build(&document)
+                        .unwrap_or_else(|e| {
+                            panic!("protocol {family} {what} does not compile: {e}")
+                        });
+                    (what.clone(), validator)
+                })
+                .collect()
+        };
+        let usage = plain("usage");
+        let attachments = plain("attachments");
         Protocol {
             usage,
+            attachments,
             version: raw["version"].as_u64().unwrap() as u32,
             capabilities: serde_json::from_value(raw["capabilities"].clone()).unwrap(),
             inputs: compile("inputs", true),
@@ -121,6 +129,24 @@ pub fn check_event(event: &Value) -> Result<(), String> {
 pub fn check_usage(what: &str, value: &Value) -> Result<(), String> {
     let validator = protocol().usage.get(what).expect("a usage schema");
     schema_check(validator, value)
+}
+
+/// Checks what an attachment source's search returned (`PluginAttachmentSearchPayloadSchema`):
+/// the schema, then every item's `url` parsed as a URL.
+pub fn check_attachment_search(payload: &Value) -> Result<(), String> {
+    schema_check(&protocol().attachments["searchPayload"], payload)?;
+    for (i, item) in payload["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let url = item["url"].as_str().unwrap_or_default();
+        if let Err(e) = url::Url::parse(url) {
+            return Err(format!("items[{i}].url: {url:?} is not a URL ({e})"));
+        }
+    }
+    Ok(())
 }
 
 /// Why a call into something a plugin provides failed. `Display` names the plugin and what it
