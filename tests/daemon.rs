@@ -3,11 +3,11 @@
 
 mod daemon_harness;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use daemon_harness::{example, fixture, paseo, poll, Daemon, Launch};
+use daemon_harness::{example, fixture, git_repo, paseo, poll, Daemon, Launch};
 use serde_json::{json, Value};
 
 /// The hooks the lifecycle-logger example saw, in order (old names, as it registers them).
@@ -27,33 +27,6 @@ fn wait_for_hooks(daemon: &Daemon, count: usize) -> Vec<String> {
         (hooks.len() >= count).then_some(())
     });
     hooks
-}
-
-fn git_repo(dir: &Path) -> PathBuf {
-    let repo = dir.join("repo");
-    std::fs::create_dir_all(&repo).unwrap();
-    for args in [
-        &["init", "-q", "-b", "main"][..],
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "init",
-        ],
-    ] {
-        assert!(Command::new("git")
-            .args(args)
-            .current_dir(&repo)
-            .status()
-            .unwrap()
-            .success());
-    }
-    repo.canonicalize().unwrap()
 }
 
 #[test]

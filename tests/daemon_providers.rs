@@ -6,9 +6,8 @@
 mod daemon_harness;
 
 use std::path::Path;
-use std::process::Command;
 
-use daemon_harness::{fixture, Daemon, Launch};
+use daemon_harness::{fixture, git, Daemon, Launch};
 use serde_json::{json, Value};
 
 fn timeline(agent: &Value) -> Vec<String> {
@@ -225,20 +224,6 @@ fn a_plugin_cannot_take_a_built_in_provider_id() {
     assert_eq!(
         err,
         "Plugin provider-taken cannot register builtin provider ID \"scripted\""
-    );
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
     );
 }
 

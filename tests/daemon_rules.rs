@@ -6,10 +6,9 @@
 
 mod daemon_harness;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use daemon_harness::{fixture, Daemon};
+use daemon_harness::{fixture, git, git_repo, Daemon};
 use serde_json::{json, Value};
 
 const PROBE: &str = "rules-probe";
@@ -20,41 +19,6 @@ fn logged<'l>(logs: &'l [Value], hook: &str, id: &str) -> Vec<&'l Value> {
         .filter(|l| l["hook"] == hook && l["payload"]["agentId"] == id)
         .map(|l| &l["payload"])
         .collect()
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn git_repo(dir: &Path) -> PathBuf {
-    let repo = dir.join("repo");
-    std::fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    git(
-        &repo,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "init",
-        ],
-    );
-    repo.canonicalize().unwrap()
 }
 
 fn new_agent(daemon: &Daemon, cwd: &Path, title: &str) -> String {

@@ -14,28 +14,6 @@ use std::sync::{Arc, Mutex};
 use daemon_harness::*;
 use serde_json::{json, Value};
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
 /// Writes the greeter plugin at `dir`: it logs `greeter <version>` when it starts, and its
 /// build command copies `build.txt` (or runs `build`, when given) into `built.txt`.
 fn write_greeter(dir: &Path, id: &str, version: &str, build: Option<Value>, code: Option<&str>) {

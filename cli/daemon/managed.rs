@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::sources::{self, Fetched, Source, SourceRecord, Target};
 use super::store::PluginConfig;
-use super::{run_build, Daemon, PLUGINS_OFF};
+use super::{run_build, Daemon};
 
 impl Daemon {
     /// `$PASEO_HOME/plugins`: the managed plugins' trees and `sources.json`.
@@ -131,29 +131,7 @@ impl Daemon {
         if replacing.is_some() {
             return Ok((id, path)); // the update swaps it in
         }
-        if !self.plugins_enabled() {
-            progress(format!("not starting {id}: {PLUGINS_OFF}"));
-        } else {
-            progress(format!("starting {id}"));
-            if let Err(e) = self.host.load_with(&path, Some(&id), None).await {
-                let _ = self.host.remove(&id).await;
-                discard();
-                return Err(e.to_string());
-            }
-        }
-        let mut config = self.config.lock().unwrap();
-        config.plugins.insert(
-            id.clone(),
-            PluginConfig {
-                source: "directory".into(),
-                path: path.clone(),
-                enabled: None,
-            },
-        );
-        if let Err(e) = self.store.save_config(&config) {
-            config.plugins.remove(&id);
-            drop(config);
-            remove_in_background(&self.host, &id);
+        if let Err(e) = self.start_and_configure(&id, &path, progress).await {
             discard();
             return Err(e);
         }
@@ -359,16 +337,6 @@ struct UpdatePlan {
     before: Option<String>,
     target: Target,
     registry: Option<super::sources::RegistryRef>,
-}
-
-/// Removes a plugin from the host without waiting (used when a config write fails after the
-/// plugin started).
-fn remove_in_background(host: &std::sync::Arc<paseo_plugin_runtime::PluginHost>, id: &str) {
-    let host = host.clone();
-    let id = id.to_string();
-    tokio::spawn(async move {
-        let _ = host.remove(&id).await;
-    });
 }
 
 /// `~/x` → `$HOME/x`.

@@ -236,16 +236,7 @@ impl Daemon {
                 continue;
             }
             if plugin.is_enabled() {
-                // Stopped by `paseo plugins disable`, a plugin keeps its slot (and log tail).
-                let started = if self.host.plugin(id).is_some() {
-                    self.host.reload(id).await
-                } else {
-                    self.host
-                        .load_with(&plugin.path, Some(id), None)
-                        .await
-                        .map(|_| ())
-                };
-                match started {
+                match self.reload_or_load(id, &plugin.path).await {
                     Ok(()) => self.say(format!("plugin {id} running")),
                     Err(e) => self.say(format!("plugin {id} failed: {e}")),
                 }
@@ -343,30 +334,59 @@ impl Daemon {
         }
         manifest.check_requirements(&id, Some(paseo_plugin_runtime::PASEO_VERSION))?;
         run_build(&dir, &manifest, &id, progress).await?;
+        self.start_and_configure(&id, &dir, progress).await?;
+        self.say(format!("plugin {id} installed"));
+        Ok(json!({ "id": id }))
+    }
+
+    /// The end of every install: starts the plugin from `path` (if plugins are on; it must
+    /// reach `running`) and saves it in config.json. Nothing is left behind on failure: a
+    /// plugin that started is removed again when the config cannot be written.
+    async fn start_and_configure(
+        &self,
+        id: &str,
+        path: &Path,
+        progress: &(dyn Fn(String) + Sync),
+    ) -> Result<(), String> {
         if !self.plugins_enabled() {
             progress(format!("not starting {id}: {PLUGINS_OFF}"));
         } else {
             progress(format!("starting {id}"));
-        }
-        if self.plugins_enabled() {
-            if let Err(e) = self.host.load_with(&dir, Some(&id), None).await {
-                let _ = self.host.remove(&id).await;
+            if let Err(e) = self.host.load_with(path, Some(id), None).await {
+                let _ = self.host.remove(id).await;
                 return Err(e.to_string());
             }
         }
         let mut config = self.config.lock().unwrap();
-        config.plugins.insert(
-            id.clone(),
-            PluginConfig {
-                source: "directory".into(),
-                path: dir,
-                enabled: None,
-            },
-        );
-        self.store.save_config(&config)?;
-        drop(config);
-        self.say(format!("plugin {id} installed"));
-        Ok(json!({ "id": id }))
+        let entry = PluginConfig {
+            source: "directory".into(),
+            path: path.to_path_buf(),
+            enabled: None,
+        };
+        config.plugins.insert(id.to_string(), entry);
+        if let Err(e) = self.store.save_config(&config) {
+            config.plugins.remove(id);
+            drop(config);
+            // Not awaited under the lock; the plugin stops in the background.
+            let host = self.host.clone();
+            let id = id.to_string();
+            tokio::spawn(async move {
+                let _ = host.remove(&id).await;
+            });
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Starts a configured plugin: reloads it if the host still has its slot (stopped by a
+    /// disable or the global switch, it keeps its log tail), else loads it from `path`.
+    async fn reload_or_load(&self, id: &str, path: &Path) -> Result<(), String> {
+        let started = if self.host.plugin(id).is_some() {
+            self.host.reload(id).await
+        } else {
+            self.host.load_with(path, Some(id), None).await.map(|_| ())
+        };
+        started.map_err(|e| e.to_string())
     }
 
     /// The configuration of plugin `id`; the ID is checked first, so callers may join it into
@@ -390,14 +410,7 @@ impl Daemon {
             self.store.save_config(&config)?;
         }
         if enabled && self.plugins_enabled() {
-            if self.host.plugin(id).is_some() {
-                self.host.reload(id).await.map_err(|e| e.to_string())?;
-            } else {
-                self.host
-                    .load_with(&plugin.path, Some(id), None)
-                    .await
-                    .map_err(|e| e.to_string())?;
-            }
+            self.reload_or_load(id, &plugin.path).await?;
         } else if !enabled {
             self.host.stop(id).await.ok();
         }
@@ -413,15 +426,7 @@ impl Daemon {
             return Err(format!("Plugin is disabled: {id}"));
         }
         let started = std::time::Instant::now();
-        let result = if self.host.plugin(id).is_some() {
-            self.host.reload(id).await
-        } else {
-            self.host
-                .load_with(&plugin.path, Some(id), None)
-                .await
-                .map(|_| ())
-        };
-        result.map_err(|e| e.to_string())?;
+        self.reload_or_load(id, &plugin.path).await?;
         self.say(format!(
             "plugin {id} reloaded in {} ms",
             started.elapsed().as_millis()
