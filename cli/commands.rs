@@ -478,6 +478,7 @@ const TYPES: &[(&str, &str)] = &[
         "plugin/usage.d.ts",
         include_str!("../types/plugin/usage.d.ts"),
     ),
+    ("plugin/acp.d.ts", include_str!("../types/plugin/acp.d.ts")),
     (
         "protocol/agent-types.d.ts",
         include_str!("../types/protocol/agent-types.d.ts"),
@@ -529,6 +530,7 @@ const INIT_TSCONFIG: &str = r#"{
       "@getpaseo/plugin/server/provider": ["./.paseo/types/plugin/provider.d.ts"],
       "@getpaseo/plugin/server/forge-toolkit": ["./.paseo/types/plugin/forge-toolkit.d.ts"],
       "@getpaseo/plugin/server/usage": ["./.paseo/types/plugin/usage.d.ts"],
+      "@getpaseo/plugin/server/acp": ["./.paseo/types/plugin/acp.d.ts"],
       "@getpaseo/client": ["./.paseo/types/plugin/paseo.d.ts"],
       "@getpaseo/protocol/agent-types": ["./.paseo/types/protocol/agent-types.d.ts"],
       "@getpaseo/protocol/agent-labels": ["./.paseo/types/protocol/agent-labels.d.ts"]

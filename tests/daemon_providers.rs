@@ -351,3 +351,22 @@ fn attachment_searches_run_through_the_daemon() {
     ]);
     assert!(err.starts_with("Plugin attachment-source attachment search broken.search returned an invalid payload: items[0].url"), "{err}");
 }
+
+#[test]
+fn an_agent_runs_on_an_acp_agent_through_run_acp_provider() {
+    let work = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(&[fixture("acp-provider")]);
+    let agent = daemon.cli(&[
+        "agent",
+        "create",
+        "--cwd",
+        work.path().to_str().unwrap(),
+        "--provider",
+        "fake-acp",
+    ]);
+    let id = agent["id"].as_str().unwrap();
+    let agent = daemon.cli(&["agent", "send", id, "hello", "--wait"]);
+    // One user message (the daemon's), and the reply streamed in two chunks recorded once, in
+    // its last form.
+    assert_eq!(timeline(&agent), ["user: hello", "agent: echo: hello"]);
+}

@@ -239,12 +239,6 @@ pub async fn run_turn(
     text: &str,
 ) -> Result<(), TurnEnd> {
     let session = session(daemon, record).await.map_err(TurnEnd::Failed)?;
-    let named = |why: &str| {
-        format!(
-            "Plugin {} provider {}: {why}",
-            session.plugin, session.provider
-        )
-    };
     let mut events = session.events.lock().await;
     // What is left of earlier turns (a canceled turn's last events) does not count for this one.
     while let Some(event) = events.try_next() {
@@ -260,6 +254,73 @@ pub async fn run_turn(
     if let Err(e) = session.handle.send(prompt).await {
         return Err(TurnEnd::Failed(e.to_string()));
     }
+    let mut timeline = Timeline::default();
+    let outcome = turn_events(
+        daemon,
+        record,
+        &session,
+        &mut events,
+        &client_message_id,
+        &mut timeline,
+    )
+    .await;
+    timeline.flush(daemon, &record.id);
+    outcome
+}
+
+/// The timeline items of a turn as they stream in: a provider sends an item again, under the
+/// same id, each time it grows (a message chunk by chunk); the daemon records its last form,
+/// once the next item starts or the turn ends.
+#[derive(Default)]
+struct Timeline {
+    pending: Option<(Value, Value)>,
+}
+
+impl Timeline {
+    fn item(&mut self, daemon: &Daemon, agent: &str, mut item: Value) {
+        let id = item.get("id").cloned().unwrap_or(Value::Null);
+        if let Some(map) = item.as_object_mut() {
+            map.remove("id");
+            map.remove("revertToken");
+        }
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|(pending, _)| *pending != id)
+        {
+            self.flush(daemon, agent);
+        }
+        self.pending = Some((id, item));
+    }
+
+    fn flush(&mut self, daemon: &Daemon, agent: &str) {
+        if let Some((_, item)) = self.pending.take() {
+            if item["type"] == "assistant_message" {
+                daemon.say(format!(
+                    "agent {agent} says {:?}",
+                    item["text"].as_str().unwrap_or_default()
+                ));
+            }
+            daemon.push_timeline(agent, item);
+        }
+    }
+}
+
+/// The provider's events for one turn, until it ends.
+async fn turn_events(
+    daemon: &Arc<Daemon>,
+    record: &AgentRecord,
+    session: &Arc<Session>,
+    events: &mut paseo_plugin_runtime::providers::ProviderEvents,
+    client_message_id: &str,
+    timeline: &mut Timeline,
+) -> Result<(), TurnEnd> {
+    let named = |why: &str| {
+        format!(
+            "Plugin {} provider {}: {why}",
+            session.plugin, session.provider
+        )
+    };
     let mut turn_id: Option<String> = None;
     let limit = idle();
     loop {
@@ -297,22 +358,10 @@ pub async fn run_turn(
                 .to_string()
         };
         match event["type"].as_str().unwrap_or_default() {
-            "timeline.item" => {
-                let mut item = event["item"].clone();
-                if let Some(map) = item.as_object_mut() {
-                    map.remove("id");
-                    map.remove("revertToken");
-                }
-                if item["type"] == "assistant_message" {
-                    daemon.say(format!(
-                        "agent {} says {:?}",
-                        record.id,
-                        item["text"].as_str().unwrap_or_default()
-                    ));
-                }
-                daemon.push_timeline(&record.id, item);
-            }
-            "session.prompt_result" if event["clientMessageId"] == client_message_id.as_str() => {
+            // The daemon recorded the user's message when it was sent.
+            "timeline.item" if event["item"]["type"] == "user_message" => {}
+            "timeline.item" => timeline.item(daemon, &record.id, event["item"].clone()),
+            "session.prompt_result" if event["clientMessageId"] == client_message_id => {
                 match event["result"]["type"].as_str() {
                     Some("failed") => {
                         let why = event["result"]["error"]["message"].as_str();
@@ -342,7 +391,11 @@ pub async fn run_turn(
                     .unwrap_or("the session closed");
                 return Err(TurnEnd::Failed(named(why)));
             }
-            "session.permission" => ask(daemon, record, &session, &event["request"]),
+            "session.permission" => {
+                // What the user sees before the question is on the timeline first.
+                timeline.flush(daemon, &record.id);
+                ask(daemon, record, session, &event["request"])
+            }
             "session.permission_resolved" => {
                 if let Some(id) = event["permissionId"].as_str() {
                     daemon.resolve_permissions(

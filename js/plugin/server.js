@@ -1,6 +1,7 @@
 // `@getpaseo/plugin/server`: `defineAgentTool` and the other runtime values server code imports.
 import { toJSONSchema } from "zod";
 import { TOOL } from "paseo:internal/tools";
+import { lazyModule } from "paseo:internal/core";
 export { defineRpc, defineSettings } from "paseo:plugin";
 
 const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
@@ -35,14 +36,8 @@ export function defineForgeServerProvider(provider) {
 
 // The forge toolkit's values, as Paseo's SDK exports them: the error classes a forge provider
 // throws (`kind` tells them apart; none sets `name`), the list of service methods, and small
-// helpers for pull-request data. (`addForgeServerProvider` itself is not supported yet.)
-export const PLUGIN_FORGE_SERVICE_METHODS = Object.freeze([
-  "listPullRequests", "listIssues", "getPullRequest", "getPullRequestHeadRef",
-  "getPullRequestCheckoutTarget", "defaultCheckoutRefs", "buildPrLocalBranchName",
-  "getCurrentPullRequestStatus", "getPullRequestTimeline", "getCheckDetails",
-  "searchIssuesAndPrs", "createPullRequest", "mergePullRequest", "enablePullRequestAutoMerge",
-  "disablePullRequestAutoMerge", "isAuthenticated", "invalidate", "dispose",
-]);
+// helpers for pull-request data.
+export const PLUGIN_FORGE_SERVICE_METHODS = lazyModule("paseo:internal/forge").FORGE_SERVICE_METHODS;
 
 const hidden = (object, key, value) => Object.defineProperty(object, key, { value, writable: true, configurable: true, enumerable: false });
 

@@ -1,12 +1,14 @@
 // What a plugin provides the daemon: agent providers (`server.registerProvider`, provider
 // protocol v1), forge providers (`server.addForgeServerProvider`) and usage sources
 // (`server.registerUsageSource`). Registration checks and their messages are Paseo's; icons
-// are checked in Rust (providers/icon.rs). The
-// daemon's calls arrive as `provide` invocations (host.js `HANDLERS`); the events of a provider
-// connection leave through op_host_stream, in the order the plugin emits them, and the host
-// validates them against the protocol (runtime/src/providers/protocol.json).
+// are checked in Rust (providers/icon.rs). The daemon's calls arrive as `provide` invocations
+// (host.js `HANDLERS`); the events of a provider connection leave through op_host_stream, in
+// the order the plugin emits them, and the host validates them against the protocol
+// (runtime/src/providers/protocol.json).
 // Evaluated the first time a plugin registers something it provides (host_js.rs `LAZY`).
-import { ops } from "paseo:internal/core";
+import { ops, lazyModule } from "paseo:internal/core";
+
+const { FORGE_SERVICE_METHODS: FORGE_METHODS, OPTIONAL_FORGE_SERVICE_METHODS } = lazyModule("paseo:internal/forge");
 
 const ID = /^[a-z][a-z0-9._-]*$/;
 const message = (e) => (e instanceof Error ? e.message : typeof e === "string" ? e : String(e));
@@ -50,14 +52,7 @@ export function registerUsageSource(source) {
 
 // Forge providers: `{ definition, service, probeHost? }` (`defineForgeServerProvider`).
 const FORGE_ID = /^[a-z0-9][a-z0-9._-]*$/;
-const FORGE_METHODS = [
-  "listPullRequests", "listIssues", "getPullRequest", "getPullRequestHeadRef",
-  "getPullRequestCheckoutTarget", "defaultCheckoutRefs", "buildPrLocalBranchName",
-  "getCurrentPullRequestStatus", "getPullRequestTimeline", "getCheckDetails",
-  "searchIssuesAndPrs", "createPullRequest", "mergePullRequest", "enablePullRequestAutoMerge",
-  "disablePullRequestAutoMerge", "isAuthenticated", "invalidate", "dispose",
-];
-const OPTIONAL_FORGE_METHODS = new Set(["defaultCheckoutRefs", "buildPrLocalBranchName", "dispose"]);
+const OPTIONAL_FORGE_METHODS = new Set(OPTIONAL_FORGE_SERVICE_METHODS);
 const FORGE_TEXT = ["displayName", "changeRequestAbbrev", "changeRequestNoun", "changeRequestNumberPrefix", "issueNumberPrefix"];
 
 export function addForgeServerProvider(contribution) {

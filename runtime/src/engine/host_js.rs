@@ -22,6 +22,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("paseo:internal/paseo", js!("runtime/paseo.js")),
     ("paseo:internal/settings", js!("runtime/settings.js")),
     ("paseo:internal/providers", js!("runtime/providers.js")),
+    ("paseo:internal/forge", js!("runtime/forge.js")),
     ("paseo:internal/web/events", js!("web/events.js")),
     ("paseo:internal/web/encoding", js!("web/encoding.js")),
     ("paseo:internal/web/url", js!("web/url.js")),
@@ -33,6 +34,7 @@ const SOURCES: &[(&str, &str)] = &[
         js!("plugin/forge_toolkit.js"),
     ),
     ("paseo:plugin/server/usage", js!("plugin/usage.js")),
+    ("paseo:plugin/server/acp", js!("plugin/acp.js")),
     (
         "paseo:protocol/agent-labels",
         js!("protocol/agent-labels.js"),
@@ -76,11 +78,6 @@ pub fn source(url: &str) -> Option<Cow<'static, str>> {
     if let Some((_, code)) = SOURCES.iter().find(|(u, _)| *u == url) {
         return Some(Cow::Borrowed(code));
     }
-    if let Some(name) = url.strip_prefix("paseo:unsupported/") {
-        return Some(Cow::Owned(format!(
-            "throw new Error(\"@getpaseo/plugin/{name} is not supported by this Paseo plugin host yet\");\n"
-        )));
-    }
     if url.starts_with("paseo:client-stub/") {
         return Some(Cow::Borrowed("export default {};\n"));
     }
@@ -110,6 +107,7 @@ pub const LAZY: &[&str] = &[
     "paseo:internal/paseo",
     "paseo:internal/settings",
     "paseo:internal/providers",
+    "paseo:internal/forge",
 ];
 
 /// A host module's code as it is evaluated: each `node:` builtin but the `LAZY` ones registers

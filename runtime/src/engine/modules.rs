@@ -150,7 +150,7 @@ fn host_module_url(specifier: &str) -> Option<&'static str> {
         "@getpaseo/plugin/server/provider" | "@getpaseo/plugin/provider" => {
             "paseo:plugin/server/provider"
         }
-        "@getpaseo/plugin/server/acp" | "@getpaseo/plugin/acp" => "paseo:unsupported/server/acp",
+        "@getpaseo/plugin/server/acp" | "@getpaseo/plugin/acp" => "paseo:plugin/server/acp",
         "@getpaseo/plugin/server/forge-toolkit" => "paseo:plugin/server/forge-toolkit",
         "@getpaseo/plugin/server/usage" => "paseo:plugin/server/usage",
         _ => return None,
