@@ -468,3 +468,30 @@ async fn attachment_searches_are_checked_as_paseos_app_checks_them() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_provider_cannot_queue_more_than_the_limit_of_unread_events() {
+    let host = paseo_plugin_runtime::PluginHost::new(paseo_plugin_runtime::HostOptions {
+        limits: paseo_plugin_runtime::Limits {
+            queued_event_bytes: 1024 * 1024,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    load_all(&host, &["provider-kit"]).await;
+    let mut conn = open_session(&host).await;
+    // The daemon reads nothing while the plugin writes 2 MiB.
+    conn.handle.send(prompt("s1", "flood")).await.unwrap();
+    let mut read = 0;
+    let why = loop {
+        match conn.events.next().await.unwrap() {
+            ProviderEvent::Event(_) => read += 1,
+            ProviderEvent::Ended(why) => break why,
+        }
+    };
+    assert_eq!(
+        why,
+        "Plugin provider-kit provider echo: more than 1048576 bytes of events queued unread"
+    );
+    assert!(read < 200, "read {read} events");
+}

@@ -49,6 +49,9 @@ pub struct Limits {
     pub load_timeout: Duration,
     /// Deadline of the plugin's cleanup function on unload.
     pub stop_timeout: Duration,
+    /// Most bytes of events one stream out of the plugin (a provider connection) may hold
+    /// unread by the daemon; past it the stream fails.
+    pub queued_event_bytes: usize,
 }
 
 pub const DEFAULT_HEAP_BYTES: usize = 128 * 1024 * 1024;
@@ -64,6 +67,7 @@ impl Default for Limits {
             turn_timeout: Duration::from_secs(1),
             load_timeout: Duration::from_secs(30),
             stop_timeout: Duration::from_secs(2),
+            queued_event_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -89,8 +93,86 @@ pub struct PluginShared {
     pub streams: Mutex<HashMap<String, EventStream>>,
 }
 
-/// The sending end of an event stream out of a plugin (`PluginShared::streams`).
-pub type EventStream = mpsc::UnboundedSender<String>;
+/// The sending end of an event stream out of a plugin (`PluginShared::streams`), with the
+/// bytes its reader has not taken yet: a plugin that writes faster than the daemon reads
+/// cannot grow the daemon's memory past its cap (`Limits::queued_event_bytes`).
+pub struct EventStream {
+    tx: mpsc::UnboundedSender<String>,
+    queued: Arc<std::sync::atomic::AtomicUsize>,
+    cap: usize,
+}
+
+/// The reading end of an [`EventStream`].
+pub struct EventReceiver {
+    rx: mpsc::UnboundedReceiver<String>,
+    queued: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl EventStream {
+    /// A stream that fails once more than `cap` bytes of events are unread.
+    pub fn new(cap: usize) -> (EventStream, EventReceiver) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let queued = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        (
+            EventStream {
+                tx,
+                queued: queued.clone(),
+                cap,
+            },
+            EventReceiver { rx, queued },
+        )
+    }
+
+    /// Queues one event; `Err` with the reason when the stream must end (its reader is gone,
+    /// or too much is unread). Failure events (`stream.failed`) are always queued.
+    pub fn send(&self, event: String) -> Result<(), String> {
+        let len = event.len();
+        let queued = self.queued.fetch_add(len, Ordering::AcqRel) + len;
+        if queued > self.cap {
+            let _ = self.tx.send(failed(&format!(
+                "more than {} bytes of events queued unread",
+                self.cap
+            )));
+            return Err("overflow".into());
+        }
+        self.tx.send(event).map_err(|_| "closed".to_string())
+    }
+
+    /// Queues a `stream.failed` event saying why the stream ends.
+    pub fn fail(&self, reason: &str) {
+        let _ = self.tx.send(failed(reason));
+    }
+}
+
+/// The event that ends a stream, with its reason.
+fn failed(reason: &str) -> String {
+    serde_json::json!({ "type": "stream.failed", "error": { "message": reason } }).to_string()
+}
+
+impl EventReceiver {
+    pub async fn recv(&mut self) -> Option<String> {
+        let event = self.rx.recv().await?;
+        // Failure events were never counted; saturate rather than wrap.
+        let _ = self
+            .queued
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |q| {
+                Some(q.saturating_sub(event.len()))
+            });
+        Some(event)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rx.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.rx.len()
+    }
+
+    pub fn close(&mut self) {
+        self.rx.close();
+    }
+}
 
 impl PluginShared {
     /// A plugin's shared state before anything is registered.
@@ -110,9 +192,8 @@ impl PluginShared {
 
     /// Ends every open stream out of the plugin, telling each reader why: the isolate is gone.
     pub fn end_streams(&self, reason: &str) {
-        let ended = serde_json::json!({ "type": "stream.failed", "error": { "message": reason } });
-        for (_, tx) in self.streams.lock().unwrap().drain() {
-            let _ = tx.send(ended.to_string());
+        for (_, stream) in self.streams.lock().unwrap().drain() {
+            stream.fail(reason);
         }
     }
 }

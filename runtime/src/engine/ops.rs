@@ -243,8 +243,8 @@ fn op_host_stream(state: &mut OpState, #[string] stream: &str, #[string] event: 
         return false;
     };
     if event.len() > crate::hooks::MAX_MESSAGE_BYTES {
-        let _ = tx.send(format!(
-            "{{\"type\":\"stream.failed\",\"error\":{{\"message\":\"an event of {} bytes is over the limit of {} bytes (4 MiB)\"}}}}",
+        tx.fail(&format!(
+            "an event of {} bytes is over the limit of {} bytes (4 MiB)",
             event.len(),
             crate::hooks::MAX_MESSAGE_BYTES
         ));

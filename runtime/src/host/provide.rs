@@ -117,7 +117,7 @@ impl PluginHost {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let (name, isolate, limits) = self.provider_of(ProvidedKind::Provider, id).await?;
         let stream = format!("{id}#{}", NEXT.fetch_add(1, Ordering::Relaxed));
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, rx) = crate::engine::EventStream::new(limits.queued_event_bytes);
         isolate
             .shared
             .streams

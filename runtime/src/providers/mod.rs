@@ -11,17 +11,16 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
 
-use crate::engine::{CallError, CallKind, Isolate};
+use crate::engine::{CallError, CallKind, EventReceiver, Isolate};
 use crate::hooks::validate::schema_check;
 
 /// Longest a forge provider's method may run (Paseo's `FORGE_REQUEST_TIMEOUT_MS`).
 pub const FORGE_TIMEOUT: Duration = Duration::from_secs(180);
 /// Longest a forge provider's `probeHost` may run.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
-/// Events a connection may have queued for the daemon before it is failed: a provider that
-/// floods a daemon that is not reading cannot grow its memory without bound.
+/// Events a connection may have queued for the daemon before it is failed (bytes are bounded
+/// where they enter, `Limits::queued_event_bytes`).
 pub const MAX_QUEUED_EVENTS: usize = 10_000;
 
 /// The protocol's schema, compiled once.
@@ -426,7 +425,7 @@ impl Drop for HandleInner {
 /// The events of a connection, in order.
 pub struct ProviderEvents {
     name: Named,
-    rx: mpsc::UnboundedReceiver<String>,
+    rx: EventReceiver,
     /// What the connection negotiated: its sessions may select only these.
     capabilities: Vec<String>,
     ended: bool,
@@ -443,11 +442,7 @@ pub enum ProviderEvent {
 }
 
 impl ProviderEvents {
-    pub(crate) fn new(
-        name: Named,
-        rx: mpsc::UnboundedReceiver<String>,
-        capabilities: Vec<String>,
-    ) -> Self {
+    pub(crate) fn new(name: Named, rx: EventReceiver, capabilities: Vec<String>) -> Self {
         ProviderEvents {
             name,
             rx,
