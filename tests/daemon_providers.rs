@@ -7,7 +7,7 @@ mod daemon_harness;
 
 use std::path::Path;
 
-use daemon_harness::{fixture, git, Daemon, Launch};
+use daemon_harness::{fixture, git, logged, Daemon, Launch};
 use serde_json::{json, Value};
 
 fn timeline(agent: &Value) -> Vec<String> {
@@ -35,14 +35,6 @@ fn echo_agent(daemon: &Daemon, cwd: &Path) -> String {
     ]);
     assert_eq!(agent["provider"], "echo");
     agent["id"].as_str().unwrap().to_string()
-}
-
-/// The probe's log lines for `hook` about agent `id`.
-fn logged(logs: &[Value], hook: &str, id: &str) -> Vec<Value> {
-    logs.iter()
-        .filter(|l| l["hook"] == hook && l["payload"]["agentId"] == id)
-        .map(|l| l["payload"].clone())
-        .collect()
 }
 
 #[test]
@@ -97,15 +89,15 @@ fn an_agent_runs_its_turns_on_a_plugins_provider_with_the_same_hooks_around_them
     let logs = daemon.wait_logs("rules-probe", "both turns' ends", |l| {
         logged(l, "agent.turn.after", &id).len() == 2
     });
-    let outcomes: Vec<Value> = logged(&logs, "agent.turn.after", &id)
+    let outcomes: Vec<&Value> = logged(&logs, "agent.turn.after", &id)
         .iter()
-        .map(|p| p["outcome"].clone())
+        .map(|p| &p["outcome"])
         .collect();
     assert_eq!(
         outcomes,
         [
-            json!({ "kind": "completed" }),
-            json!({ "kind": "completed" })
+            &json!({ "kind": "completed" }),
+            &json!({ "kind": "completed" })
         ]
     );
     assert_eq!(logged(&logs, "agent.turn.before", &id).len(), 2);

@@ -8,18 +8,10 @@ mod daemon_harness;
 
 use std::path::Path;
 
-use daemon_harness::{fixture, git, git_repo, Daemon};
+use daemon_harness::{fixture, git, git_repo, logged, Daemon};
 use serde_json::{json, Value};
 
 const PROBE: &str = "rules-probe";
-
-/// The probe's log lines for `hook` about agent `id`.
-fn logged<'l>(logs: &'l [Value], hook: &str, id: &str) -> Vec<&'l Value> {
-    logs.iter()
-        .filter(|l| l["hook"] == hook && l["payload"]["agentId"] == id)
-        .map(|l| &l["payload"])
-        .collect()
-}
 
 fn new_agent(daemon: &Daemon, cwd: &Path, title: &str) -> String {
     let agent = daemon.cli(&[

@@ -44,6 +44,14 @@ pub fn git_repo(dir: &Path) -> PathBuf {
     repo.canonicalize().unwrap()
 }
 
+/// The payloads a probe plugin logged (`{ hook, payload }` lines) for `hook` about agent `id`.
+pub fn logged<'l>(logs: &'l [Value], hook: &str, id: &str) -> Vec<&'l Value> {
+    logs.iter()
+        .filter(|l| l["hook"] == hook && l["payload"]["agentId"] == id)
+        .map(|l| &l["payload"])
+        .collect()
+}
+
 pub fn example(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("examples")

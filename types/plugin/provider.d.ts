@@ -3,7 +3,7 @@
 // values) and Paseo's SDK (the shapes); the daemon checks inputs and events against
 // runtime/src/providers/protocol.json.
 import type { ZodType } from "zod";
-import type { JsonValue } from "../protocol/agent-types";
+import type { JsonValue, ToolCallDetail } from "../protocol/agent-types";
 
 // ---------------------------------------------------------------------------------------------
 // Values
@@ -501,69 +501,8 @@ export interface ProviderUsage {
   contextWindowUsedTokens?: number;
 }
 
-/** How a tool call is shown, by kind. */
-export type ProviderToolCallDetail =
-  | { type: "shell"; command: string; cwd?: string; output?: string; exitCode?: number | null }
-  | { type: "read"; filePath: string; content?: string; offset?: number; limit?: number }
-  | { type: "edit"; filePath: string; oldString?: string; newString?: string; unifiedDiff?: string }
-  | { type: "write"; filePath: string; content?: string }
-  | {
-      type: "search";
-      query: string;
-      toolName?: "search" | "grep" | "glob" | "web_search";
-      content?: string;
-      filePaths?: string[];
-      webResults?: Array<{ title: string; url: string }>;
-      annotations?: string[];
-      numFiles?: number;
-      numMatches?: number;
-      durationMs?: number;
-      durationSeconds?: number;
-      truncated?: boolean;
-      mode?: "content" | "files_with_matches" | "count";
-    }
-  | {
-      type: "fetch";
-      url: string;
-      prompt?: string;
-      result?: string;
-      code?: number;
-      codeText?: string;
-      bytes?: number;
-      durationMs?: number;
-    }
-  | {
-      type: "worktree_setup";
-      worktreePath: string;
-      branchName: string;
-      log: string;
-      commands: Array<{
-        index: number;
-        command: string;
-        cwd: string;
-        log: string;
-        status: "running" | "completed" | "failed";
-        exitCode: number | null;
-        durationMs?: number;
-      }>;
-      truncated?: boolean;
-    }
-  | {
-      type: "sub_agent";
-      subAgentType?: string;
-      description?: string;
-      childSessionId?: string;
-      log: string;
-      actions?: Array<{ index: number; toolName: string; summary?: string }>;
-    }
-  | {
-      type: "plain_text";
-      label?: string;
-      text?: string;
-      icon?: "wrench" | "square_terminal" | "eye" | "pencil" | "search" | "bot" | "sparkles" | "brain" | "mic_vocal";
-    }
-  | { type: "plan"; text: string }
-  | { type: "unknown"; input: JsonValue; output: JsonValue };
+/** How a tool call is shown, by kind: the same details as the agent timeline's. */
+export type ProviderToolCallDetail = ToolCallDetail;
 
 /** What every timeline item has. */
 export interface ProviderTimelineItemBase {
