@@ -1001,3 +1001,46 @@ fn the_stop_timeout_of_a_plugin_bounds_its_cleanup() {
         host.shutdown().await;
     });
 }
+
+/// An isolate stuck in native code past its deadline (a blocking op here; ICU on V8) cannot be
+/// terminated: the host answers its callers, marks the plugin failed and stops waiting for it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plugin_stuck_in_native_code_fails_without_holding_up_the_host() {
+    let host = host_with(limits(300));
+    host.load(&fixture("containment-wedge")).await.unwrap();
+    host.load(&fixture("containment-echo")).await.unwrap();
+    let started = std::time::Instant::now();
+    let err = host
+        .call_rpc("containment-wedge", "block", json!({}))
+        .await
+        .unwrap_err()
+        .to_string();
+    let waited = started.elapsed();
+    assert_eq!(
+        err,
+        "Plugin containment-wedge stopped answering: its isolate stayed in native code 2 s past a deadline, where it cannot be interrupted, and was abandoned"
+    );
+    assert!(
+        waited < std::time::Duration::from_secs(10),
+        "waited {waited:?}"
+    );
+    let info = host.plugin("containment-wedge").unwrap();
+    assert_eq!(info.status, paseo_plugin_runtime::PluginStatus::Failed);
+    // Calls fail at once now; stopping it does not wait for its thread; the neighbour answers.
+    let err = host
+        .call_rpc("containment-wedge", "ping", json!({}))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("stopped answering"), "{err}");
+    let stopping = std::time::Instant::now();
+    host.stop("containment-wedge").await.unwrap();
+    assert!(
+        stopping.elapsed() < std::time::Duration::from_secs(5),
+        "stop took {:?}",
+        stopping.elapsed()
+    );
+    assert!(create(&host).await.is_ok());
+    assert!(log_lines(&host, "containment-wedge")
+        .iter()
+        .any(|l| l.contains("stopped answering")));
+}

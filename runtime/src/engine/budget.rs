@@ -136,7 +136,7 @@ mod tests {
             Arc::new(LogTail::new("panicky", None)),
         ));
         let mut state = OpState::new(None);
-        let watchdog = Rc::new(Watchdog::start("panicky", handle.clone()));
+        let watchdog = Rc::new(Watchdog::start("panicky", handle.clone(), Box::new(|| {})));
         state.put(shared);
         state.put(ActorState::new(
             1 << 20,

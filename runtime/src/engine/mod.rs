@@ -91,6 +91,10 @@ pub struct PluginShared {
     /// Open event streams out of the plugin (provider connections), by stream id: what the
     /// plugin writes with `op_host_stream` goes to the receiver, in order.
     pub streams: Mutex<HashMap<String, EventStream>>,
+    /// Set when the isolate's thread stopped coming back (see `watchdog::WEDGED_AFTER`): calls
+    /// then fail at once, and nothing waits for the thread any more.
+    pub wedged: AtomicBool,
+    pub wedge: tokio::sync::Notify,
 }
 
 /// The sending end of an event stream out of a plugin (`PluginShared::streams`), with the
@@ -187,6 +191,33 @@ impl PluginShared {
             topics: Mutex::default(),
             host_packages: Arc::default(),
             streams: Mutex::default(),
+            wedged: AtomicBool::new(false),
+            wedge: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// The isolate is stuck in native code that termination cannot reach: the plugin fails
+    /// with the reason, its streams end and every caller waiting on it is answered.
+    pub fn wedged(&self, reason: &str) {
+        self.logs
+            .write(Stream::Stderr, &format!("[paseo] {reason}"));
+        self.fatal
+            .lock()
+            .unwrap()
+            .get_or_insert_with(|| reason.to_string());
+        self.end_streams(reason);
+        self.wedged.store(true, Ordering::Release);
+        self.wedge.notify_waiters();
+    }
+
+    /// Resolves once the isolate is wedged.
+    async fn until_wedged(&self) {
+        loop {
+            let notified = self.wedge.notified();
+            if self.wedged.load(Ordering::Acquire) {
+                return;
+            }
+            notified.await;
         }
     }
 
@@ -468,6 +499,8 @@ impl Isolate {
                 let _ = self.tx.send(Message::Cancel(token));
                 Err(CallError::Cancelled)
             }
+            // The isolate will not answer: no call waits for it.
+            () = self.shared.until_wedged() => Err(CallError::Stopped(self.stopped_reason())),
         }
     }
 
@@ -546,8 +579,11 @@ impl Isolate {
     /// Waits for the actor thread to end (after `CallKind::Stop` or a fatal error).
     pub fn join(mut self) {
         let thread = self.thread.take();
+        let wedged = self.shared.wedged.load(Ordering::Acquire);
         drop(self);
-        if let Some(t) = thread {
+        // A wedged thread may never end; it is left behind (its memory with it) rather than
+        // holding up the host.
+        if let Some(t) = thread.filter(|_| !wedged) {
             let _ = t.join();
         }
     }
@@ -745,7 +781,7 @@ async fn actor_main(
     ready: tokio::sync::watch::Sender<bool>,
     bound: Arc<Mutex<Option<Arc<PluginShared>>>>,
 ) {
-    let booted = Actor::boot(engine).await;
+    let booted = Actor::boot(engine, bound.clone()).await;
     let _ = ready.send(true);
     // A standby waits here for its plugin; an unused one ends when the host drops it.
     let binding = loop {
@@ -793,7 +829,10 @@ async fn actor_main(
 impl Actor {
     /// Starts the engine and runs the host's bootstrap, for no plugin yet (see `bind`). Errors
     /// are the engine's own text; the caller names the plugin.
-    async fn boot(engine: EngineConfig) -> Result<Actor, String> {
+    async fn boot(
+        engine: EngineConfig,
+        bound: Arc<Mutex<Option<Arc<PluginShared>>>>,
+    ) -> Result<Actor, String> {
         // Stands in for the plugin until `bind`; nothing a plugin owns is reachable before.
         let shared = Arc::new(PluginShared::new(
             "(standby)",
@@ -832,7 +871,17 @@ impl Actor {
                 }
             });
         }
-        let watchdog = Rc::new(Watchdog::start("plugin:standby", handle.clone()));
+        // The plugin the isolate serves once bound (nothing can wedge a standby's JS).
+        let on_wedged = Box::new(move || {
+            if let Some(shared) = bound.lock().unwrap().clone() {
+                shared.wedged(&format!(
+                    "Plugin {} stopped answering: its isolate stayed in native code {} s past a deadline, where it cannot be interrupted, and was abandoned",
+                    shared.id,
+                    watchdog::WEDGED_AFTER.as_secs()
+                ));
+            }
+        });
+        let watchdog = Rc::new(Watchdog::start("plugin:standby", handle.clone(), on_wedged));
         let state = js.op_state();
         state.borrow_mut().put(shared.clone());
         state.borrow_mut().put(ActorState::new(

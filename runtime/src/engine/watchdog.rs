@@ -1,15 +1,23 @@
 //! The CPU deadline of an isolate: a thread that sleeps until the deadline of the JS entry in
-//! progress and terminates execution if the isolate is still inside it then.
+//! progress and terminates execution if the isolate is still inside it then. If the isolate is
+//! still inside it `WEDGED_AFTER` later (native code, a blocking op or ICU, that termination
+//! cannot reach), the isolate is wedged: `on_wedged` runs once, and the host gives up on it.
 
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use deno_core::v8::IsolateHandle;
+
+/// How long an isolate told to terminate may take to come back before it counts as wedged.
+pub const WEDGED_AFTER: Duration = Duration::from_secs(2);
 
 #[derive(Default)]
 struct State {
     deadline: Option<Instant>,
     fired: bool,
+    /// When `fired` was set (the entry in progress was told to terminate).
+    fired_at: Option<Instant>,
+    wedged: bool,
     quit: bool,
     /// A new name for the thread (a standby isolate's watchdog takes its plugin's name).
     rename: Option<String>,
@@ -23,7 +31,7 @@ pub struct Watchdog {
 }
 
 impl Watchdog {
-    pub fn start(name: &str, isolate: IsolateHandle) -> Self {
+    pub fn start(name: &str, isolate: IsolateHandle, on_wedged: Box<dyn Fn() + Send>) -> Self {
         let shared: Arc<(Mutex<State>, Condvar)> = Arc::default();
         let theirs = shared.clone();
         let thread = std::thread::Builder::new()
@@ -38,17 +46,32 @@ impl Watchdog {
                     if let Some(name) = st.rename.take() {
                         super::name_current_thread(&name);
                     }
-                    st = match st.deadline {
-                        None => {
+                    st = match (st.deadline, st.fired_at) {
+                        // Told to terminate and not back yet: wedged once WEDGED_AFTER passes.
+                        (None, Some(fired_at)) if st.fired && !st.wedged => {
+                            let now = Instant::now();
+                            if now >= fired_at + WEDGED_AFTER {
+                                st.wedged = true;
+                                drop(st);
+                                on_wedged();
+                                lock.lock().unwrap()
+                            } else {
+                                let wake = fired_at + WEDGED_AFTER;
+                                st.sleeping_until = Some(wake);
+                                cv.wait_timeout(st, wake - now).unwrap().0
+                            }
+                        }
+                        (None, _) => {
                             st.sleeping_until = None;
                             cv.wait(st).unwrap()
                         }
-                        Some(deadline) => {
+                        (Some(deadline), _) => {
                             let now = Instant::now();
                             if now >= deadline {
                                 isolate.terminate_execution();
                                 st.deadline = None;
                                 st.fired = true;
+                                st.fired_at = Some(now);
                                 st
                             } else {
                                 st.sleeping_until = Some(deadline);
@@ -81,6 +104,7 @@ impl Watchdog {
         let mut st = lock.lock().unwrap();
         st.deadline = Some(deadline);
         st.fired = false;
+        st.fired_at = None;
         if st.sleeping_until.is_none_or(|wake| deadline < wake) {
             cv.notify_one();
         }
@@ -109,6 +133,7 @@ impl Watchdog {
     pub fn disarm(&self) -> bool {
         let mut st = self.shared.0.lock().unwrap();
         st.deadline = None;
+        st.fired_at = None;
         std::mem::take(&mut st.fired)
     }
 }
