@@ -1,4 +1,6 @@
 // node:events — pure-JS port of Node's EventEmitter.
+// Derived from Node.js lib/events.js: Copyright Joyent, Inc. and other Node contributors. MIT
+// licence; the notice is in NOTICE.
 // Standalone ES module: no imports. captureRejections is accepted but ignored,
 // and the static `on()` async iterator and EventEmitterAsyncResource are omitted.
 

@@ -1,7 +1,8 @@
 // `node:http`: an HTTP/1.1 server and client written in JS over node:net sockets. Requests are
 // served one at a time per connection with keep-alive; bodies are framed by Content-Length or
-// chunked encoding. The client opens one connection per request (`Connection: close`); Agent
-// pooling, trailers and https are not supported.
+// chunked encoding. The client opens one connection per request (`Connection: close`), through
+// its agent's `createConnection` (node:https's makes TLS sockets); Agent pooling and trailers
+// are not supported.
 import { unsupported } from "paseo:internal/core";
 import { EventEmitter } from "node:events";
 import { Buffer } from "node:buffer";
@@ -450,6 +451,7 @@ export class Agent extends EventEmitter {
     this.defaultPort = 80;
     this.protocol = "http:";
   }
+  createConnection(...args) { return net.createConnection(...args); }
   destroy() {}
 }
 export const globalAgent = new Agent();
@@ -596,29 +598,43 @@ export class ClientRequest extends OutgoingMessage {
       if (typeof options === "function") cb = options;
       options = { ...input };
     }
-    const protocol = options.protocol ?? "http:";
-    if (protocol !== "http:") throw codeError(TypeError, "ERR_INVALID_PROTOCOL", `Protocol "${protocol}" not supported. Expected "http:"`);
+    // node:https passes its global agent as `_defaultAgent`, as Node's https.request does.
+    const defaultAgent = options._defaultAgent ?? globalAgent;
+    let agent = options.agent;
+    if (agent === false) agent = new defaultAgent.constructor();
+    else if (agent == null && typeof options.createConnection !== "function") agent = defaultAgent;
+    const protocol = options.protocol ?? defaultAgent.protocol;
+    const expected = agent?.protocol ?? defaultAgent.protocol;
+    if (protocol !== expected) throw codeError(TypeError, "ERR_INVALID_PROTOCOL", `Protocol "${protocol}" not supported. Expected "${expected}"`);
     const method = String(options.method ?? "GET").toUpperCase();
     if (!tokenRe.test(method)) throw codeError(TypeError, "ERR_INVALID_HTTP_TOKEN", `Method must be a valid HTTP token ["${options.method}"]`);
     const path = options.path ?? "/";
     if (/[\u0000-\u0020]/.test(path)) throw codeError(TypeError, "ERR_UNESCAPED_CHARACTERS", "Request path contains unescaped characters");
     const host = options.hostname ?? options.host ?? "localhost";
-    const port = Number(options.port ?? options.defaultPort ?? 80);
-    Object.assign(this, { method, path, host, protocol, agent: options.agent ?? globalAgent, reusedSocket: false, aborted: false, maxHeadersCount: null });
+    const defaultPort = options.defaultPort || agent?.defaultPort || 80;
+    const port = Number(options.port || defaultPort);
+    Object.assign(this, { method, path, host, protocol, agent, reusedSocket: false, aborted: false, maxHeadersCount: null });
     this.useChunkedEncodingByDefault = !["GET", "HEAD", "DELETE", "OPTIONS", "TRACE", "CONNECT"].includes(method);
     const headers = options.headers;
     if (Array.isArray(headers)) for (let i = 0; i < headers.length; i += 2) this.appendHeader(headers[i], headers[i + 1]);
     else if (headers) for (const [k, v] of Object.entries(headers)) if (v !== undefined) this.setHeader(k, v);
     if (!this.hasHeader("host") && options.setHost !== false) {
       const name = host.includes(":") ? `[${host}]` : host;
-      this.setHeader("Host", port === 80 ? name : `${name}:${port}`);
+      this.setHeader("Host", port === Number(defaultPort) ? name : `${name}:${port}`);
     }
     if (options.auth && !this.hasHeader("authorization")) this.setHeader("Authorization", `Basic ${Buffer.from(options.auth).toString("base64")}`);
     if (cb) this.once("response", cb);
 
-    const socket = options.socketPath
-      ? net.createConnection(options.socketPath)
-      : net.createConnection({ host, port, family: options.family });
+    // As Node's Agent: the request's options, then the agent's, with SNI from the Host header
+    // (`path` is the request's; a unix socket's goes in as `path`).
+    const connect = { ...options, ...agent?.options, host, port };
+    for (const key of ["path", "socketPath", "agent", "_defaultAgent", "createConnection", "timeout", "signal"]) delete connect[key];
+    if (options.socketPath) connect.path = options.socketPath;
+    if (connect.servername === undefined) connect.servername = serverName(host, this.getHeader("host"));
+    let socket;
+    if (typeof options.createConnection === "function") socket = options.createConnection(connect);
+    else socket = (agent.createConnection ?? defaultAgent.createConnection).call(agent, connect);
+    if (!socket) unsupported("node:http.request({ createConnection }) that gives its socket to a callback")();
     this.socket = socket;
     nextTick(() => this.emit("socket", socket));
     if (options.timeout) this.setTimeout(options.timeout);
@@ -710,6 +726,20 @@ export class ClientRequest extends OutgoingMessage {
   // The socket already has TCP_NODELAY; keep-alive probes do not apply to one-shot connections.
   setNoDelay() {}
   setSocketKeepAlive() {}
+}
+
+/** The TLS server name a request asks for: its Host header's name, none for an IP. */
+function serverName(host, hostHeader) {
+  let name = host;
+  if (typeof hostHeader === "string" && hostHeader) {
+    if (hostHeader.startsWith("[")) {
+      const end = hostHeader.indexOf("]");
+      name = end === -1 ? hostHeader : hostHeader.substring(1, end);
+    } else {
+      name = hostHeader.split(":", 1)[0];
+    }
+  }
+  return net.isIP(name) ? "" : name;
 }
 
 export function request(input, options, cb) {

@@ -223,6 +223,11 @@ export class Socket extends Readable {
     return this;
   }
 
+  // The stream ops; node:tls's TLSSocket reads and writes its own streams through these.
+  _opRead(rid) { return ops.op_net_read(rid); }
+  _opWrite(rid, bytes) { return ops.op_net_write(rid, bytes); }
+  _opShutdown(rid) { return ops.op_net_shutdown(rid); }
+
   /** Binds this socket to an open stream resource and starts reading. */
   _attach(info) {
     this._rid = info.rid;
@@ -240,7 +245,7 @@ export class Socket extends Readable {
       while (!this.destroyed) {
         // Stop reading while nobody consumes what is buffered.
         if (this._rs.length >= kHighWaterMark) { await new Promise((resolve) => (this._rs.wake = resolve)); continue; }
-        const chunk = await ops.op_net_read(rid);
+        const chunk = await this._opRead(rid);
         if (this.destroyed) return;
         if (!chunk.byteLength) break;
         this.bytesRead += chunk.byteLength;
@@ -286,7 +291,7 @@ export class Socket extends Readable {
     const bytes = toBytes(data, encoding);
     this.writableLength += bytes.length;
     this._queue(async (rid) => {
-      if (bytes.length) await ops.op_net_write(rid, bytes);
+      if (bytes.length) await this._opWrite(rid, bytes);
       this.writableLength -= bytes.length;
       this.bytesWritten += bytes.length;
       this._touch();
@@ -307,7 +312,7 @@ export class Socket extends Readable {
     this.writable = false;
     this._queue(async (rid) => {
       // A peer that already went away makes shutdown fail; the socket is finished either way.
-      try { await ops.op_net_shutdown(rid); } catch {}
+      try { await this._opShutdown(rid); } catch {}
       this.writableFinished = true;
       this.emit("finish");
       cb?.();
@@ -361,6 +366,8 @@ export class Socket extends Readable {
   uncork() {}
 }
 export const Stream = Socket;
+// For node:tls, whose TCP connections fail with net's errors.
+Object.defineProperty(Socket, Symbol.for("paseo.net.error"), { value: netError });
 
 function normalizeConnectArgs(args) {
   const cb = typeof args[args.length - 1] === "function" ? args[args.length - 1] : undefined;

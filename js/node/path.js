@@ -1,4 +1,6 @@
 // node:path — pure-JS port of Node's POSIX path implementation.
+// Derived from Node.js lib/path.js: Copyright Joyent, Inc. and other Node contributors. MIT
+// licence; the notice is in NOTICE.
 // Standalone ES module: no imports; only ECMAScript built-ins are used.
 
 const CHAR_DOT = 46;

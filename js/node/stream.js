@@ -2,7 +2,8 @@
 // (finished, pipeline, addAbortSignal, Readable.from/toWeb/fromWeb, the iterator operators).
 // The state machines follow Node 20's (lib/internal/streams) so that event order, backpressure
 // and error handling match: 'end' before 'close', 'finish' before 'close', errors destroy,
-// autoDestroy and emitClose default to true.
+// autoDestroy and emitClose default to true. Derived from Node.js lib/internal/streams:
+// Copyright Joyent, Inc. and other Node contributors. MIT licence; the notice is in NOTICE.
 import { EventEmitter } from "node:events";
 import { Buffer } from "node:buffer";
 import { inspect } from "node:util";

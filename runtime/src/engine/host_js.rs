@@ -60,6 +60,8 @@ const SOURCES: &[(&str, &str)] = &[
     ("node:child_process", js!("node/child_process.js")),
     ("node:net", js!("node/net.js")),
     ("node:http", js!("node/http.js")),
+    ("node:https", js!("node/https.js")),
+    ("node:tls", js!("node/tls.js")),
     ("node:dns", js!("node/dns.js")),
     ("node:dns/promises", js!("node/dns_promises.js")),
     ("paseo:internal/web/fetch", js!("web/fetch.js")),

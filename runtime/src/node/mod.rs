@@ -7,6 +7,7 @@ pub mod fetch;
 mod fs;
 pub mod net;
 mod sqlite;
+mod tls;
 mod zlib;
 
 use deno_core::op2;
@@ -342,6 +343,7 @@ pub fn extensions() -> Vec<deno_core::Extension> {
         fetch::paseo_fetch::init(),
         sqlite::paseo_sqlite::init(),
         zlib::paseo_zlib::init(),
+        tls::paseo_tls::init(),
     ]
 }
 
