@@ -168,12 +168,23 @@ async fn handle(mut sock: TcpStream, events: Events) {
             .await
         }
         "/gzip-head" => respond(&mut sock, "200 OK", &[("content-encoding", "gzip")], b"").await,
+        "/brotli" => {
+            let mut body = Vec::new();
+            brotli::BrotliCompress(
+                &mut &b"hello from brotli ".repeat(50)[..],
+                &mut body,
+                &Default::default(),
+            )
+            .unwrap();
+            respond(&mut sock, "200 OK", &[("content-encoding", "br")], &body).await
+        }
         "/echo" => {
             let pick = |n: &str| header(n).map_or(Value::Null, Value::from);
             let echo = json!({
                 "method": method, "path": path, "body": String::from_utf8_lossy(&body),
                 "contentType": pick("content-type"), "xTest": pick("x-test"), "accept": pick("accept"),
                 "userAgent": pick("user-agent"), "contentLength": pick("content-length"),
+                "acceptEncoding": pick("accept-encoding"),
             });
             respond(
                 &mut sock,
@@ -266,7 +277,7 @@ async fn responses_headers_and_redirects() {
     assert_eq!(
         out["echo"],
         json!({ "method": "GET", "path": "/echo?q=1", "body": "", "contentType": null, "xTest": "req",
-            "accept": "*/*", "userAgent": "node", "contentLength": null })
+            "accept": "*/*", "userAgent": "node", "contentLength": null, "acceptEncoding": "gzip, deflate" })
     );
     assert_eq!(out["follow"], json!([200, true, "/text", "hello"]));
     assert_eq!(out["manual"], json!([302, false, "/text"]));
@@ -291,7 +302,7 @@ async fn request_and_response_bodies() {
     let out = run_case("bodies", &server, &[]).await;
     let echo = |method: &str, body: &str, ty: Value, len: &str, x: Value| {
         json!({ "method": method, "path": "/echo", "body": body, "contentType": ty, "xTest": x,
-            "accept": "*/*", "userAgent": "node", "contentLength": len })
+            "accept": "*/*", "userAgent": "node", "contentLength": len, "acceptEncoding": "gzip, deflate" })
     };
     assert_eq!(
         out["string"],
@@ -473,8 +484,8 @@ async fn web_classes_without_the_network() {
     );
 }
 
-// Bodies with a Content-Encoding undici decodes (gzip, deflate) reach the plugin decoded, with
-// the header kept; a body that does not decode fails the read; an empty one is empty.
+// Bodies with a Content-Encoding undici decodes (gzip, deflate, br) reach the plugin decoded,
+// with the header kept; a body that does not decode fails the read; an empty one is empty.
 #[tokio::test(flavor = "multi_thread")]
 async fn compressed_bodies_are_decoded() {
     let server = serve().await;
@@ -484,6 +495,7 @@ async fn compressed_bodies_are_decoded() {
         json!({
             "gzip": ["hello from gzip ".repeat(50), "gzip"],
             "deflate": ["hello from deflate ".repeat(50), "deflate"],
+            "brotli": ["hello from brotli ".repeat(50), "br"],
             "bad": ["TypeError", true],
             "empty": "",
         })

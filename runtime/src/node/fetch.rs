@@ -53,7 +53,7 @@ fn clients(state: &mut OpState) -> Result<&Clients, JsErrorBox> {
 struct FetchResource {
     request: RefCell<Option<reqwest::RequestBuilder>>,
     response: AsyncRefCell<Option<reqwest::Response>>,
-    /// Decodes the body as its `Content-Encoding` says (gzip, deflate), as undici does.
+    /// Decodes the body as its `Content-Encoding` says (gzip, deflate, br), as undici does.
     /// With whether it has been given any bytes (a HEAD, 204 or 304 has none to decode).
     decoder: RefCell<Option<(BodyDecoder, bool)>>,
     cancel: CancelHandle,
@@ -63,6 +63,7 @@ struct FetchResource {
 enum BodyDecoder {
     Gzip(flate2::write::GzDecoder<Vec<u8>>),
     Deflate(flate2::write::ZlibDecoder<Vec<u8>>),
+    Brotli(Box<brotli::DecompressorWriter<Vec<u8>>>),
 }
 
 impl BodyDecoder {
@@ -73,6 +74,9 @@ impl BodyDecoder {
             "gzip" | "x-gzip" => Some(BodyDecoder::Gzip(flate2::write::GzDecoder::new(Vec::new()))),
             "deflate" => Some(BodyDecoder::Deflate(flate2::write::ZlibDecoder::new(
                 Vec::new(),
+            ))),
+            "br" => Some(BodyDecoder::Brotli(Box::new(
+                brotli::DecompressorWriter::new(Vec::new(), 16 * 1024),
             ))),
             _ => None,
         }
@@ -89,6 +93,10 @@ impl BodyDecoder {
                 d.write_all(chunk)?;
                 Ok(std::mem::take(d.get_mut()))
             }
+            BodyDecoder::Brotli(d) => {
+                d.write_all(chunk)?;
+                Ok(std::mem::take(d.get_mut()))
+            }
         }
     }
 
@@ -96,6 +104,11 @@ impl BodyDecoder {
         match self {
             BodyDecoder::Gzip(d) => d.finish(),
             BodyDecoder::Deflate(d) => d.finish(),
+            BodyDecoder::Brotli(mut d) => {
+                d.close()?;
+                let rest = std::mem::take(d.get_mut());
+                Ok(rest)
+            }
         }
     }
 }
@@ -174,6 +187,13 @@ pub fn op_fetch_request(
         }
     })?;
     let mut request = client.request(method, url);
+    // As undici: bodies may come compressed unless the plugin says otherwise.
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("accept-encoding"))
+    {
+        request = request.header(reqwest::header::ACCEPT_ENCODING, "gzip, deflate");
+    }
     for (name, value) in headers {
         // Header values are byte strings: each JS char below 256 is one byte.
         let bytes: Vec<u8> = value.chars().map(|c| c as u32 as u8).collect();
