@@ -962,11 +962,16 @@ fn a_call_input_past_the_heap_room_fails_that_call_and_the_plugin_carries_on() {
         // About 24 of the 32 MiB, next to the ~3.5 MiB the plugin itself uses.
         assert_eq!(buffers(&host, json!({ "kind": "hold", "size": "24000000" })).await["LENGTH"], "24000000");
         // In pieces within the host's limit for one env value (128 Ki characters).
-        let env: serde_json::Map<String, Value> = (0..50).map(|n| (format!("BLOB{n}"), json!("x".repeat(100_000)))).collect();
+        // V8 keeps the held Buffer's bytes outside its JS heap, so it has more room left there.
+        let pieces = if cfg!(feature = "v8") { 400 } else { 50 };
+        let env: serde_json::Map<String, Value> = (0..pieces).map(|n| (format!("BLOB{n}"), json!("x".repeat(100_000)))).collect();
         let huge = open_with(json!({ "kind": "ok" }), Value::Object(env));
         let err = open(&host, huge).await.unwrap_err();
         let prefix = "Plugin containment-buffers agent.open.before failed: The input of hook agent.open.before is ";
-        let (len, room) = err.strip_prefix(prefix).unwrap().split_once(" bytes, more than half of the ").unwrap();
+        let (len, room) = err
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split_once(" bytes, more than half of the "))
+            .unwrap_or_else(|| panic!("{err}"));
         assert!(len.parse::<u64>().unwrap() > 5_000_000, "{err}");
         number_between(room, "", " bytes plugin containment-buffers may still allocate (heap cap 32 MiB)");
         buffers_plugin_carries_on(&host, 1).await;
