@@ -29,7 +29,7 @@ fn detail(address: &str, port: u16) -> String {
 }
 
 /// `connect ECONNREFUSED 127.0.0.1:9` (Node's `exceptionWithHostPort`).
-fn sys_error(syscall: &str, e: &io::Error, detail: &str) -> JsErrorBox {
+pub(super) fn sys_error(syscall: &str, e: &io::Error, detail: &str) -> JsErrorBox {
     JsErrorBox::generic(format!("{syscall} {}{detail}", super::uv(e).0))
 }
 
@@ -39,7 +39,7 @@ fn listen_error(e: &io::Error, detail: &str) -> JsErrorBox {
     JsErrorBox::generic(format!("listen {code}: {text}{detail}"))
 }
 
-fn dns_error(host: &str, e: &io::Error) -> JsErrorBox {
+pub(super) fn dns_error(host: &str, e: &io::Error) -> JsErrorBox {
     let code = if e.to_string().contains("Temporary failure") {
         "EAI_AGAIN"
     } else {
@@ -79,11 +79,12 @@ impl Resource for ListenerResource {
     }
 }
 
-/// One connected socket, split so that a pending read does not block writes.
-struct StreamResource {
-    rd: AsyncRefCell<Box<dyn AsyncRead + Unpin>>,
-    wr: AsyncRefCell<Box<dyn AsyncWrite + Unpin>>,
-    cancel: CancelHandle,
+/// One connected socket, split so that a pending read does not block writes (node:tls keeps
+/// its established sessions and pipe ends in these too).
+pub(super) struct StreamResource {
+    pub(super) rd: AsyncRefCell<Box<dyn AsyncRead + Unpin>>,
+    pub(super) wr: AsyncRefCell<Box<dyn AsyncWrite + Unpin>>,
+    pub(super) cancel: CancelHandle,
 }
 
 impl Resource for StreamResource {
@@ -99,7 +100,7 @@ impl Resource for StreamResource {
 #[derive(Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct Conn {
-    rid: ResourceId,
+    pub(super) rid: ResourceId,
     local_address: String,
     local_port: u16,
     remote_address: String,
@@ -110,17 +111,36 @@ pub struct Conn {
 fn add_tcp(state: &Rc<RefCell<OpState>>, stream: TcpStream) -> Conn {
     // Node's HTTP sets TCP_NODELAY on its sockets; doing it for all keeps small writes prompt.
     let _ = stream.set_nodelay(true);
-    let (local, remote) = (stream.local_addr().ok(), stream.peer_addr().ok());
+    let mut conn = tcp_conn(&stream);
     let (rd, wr) = stream.into_split();
-    let rid = add_stream(state, Box::new(rd), Box::new(wr));
+    conn.rid = add_stream(state, Box::new(rd), Box::new(wr));
+    conn
+}
+
+/// What JS learns of a TCP connection's two ends (`rid` left to the caller).
+pub(super) fn tcp_conn(stream: &TcpStream) -> Conn {
+    let (local, remote) = (stream.local_addr().ok(), stream.peer_addr().ok());
     Conn {
-        rid,
+        rid: 0,
         local_address: local.map(|a| a.ip().to_string()).unwrap_or_default(),
         local_port: local.map_or(0, |a| a.port()),
         remote_address: remote.map(|a| a.ip().to_string()).unwrap_or_default(),
         remote_port: remote.map_or(0, |a| a.port()),
         family: remote.as_ref().map_or("", family),
     }
+}
+
+/// Keeps any duplex stream as a `StreamResource`, split in two halves.
+pub(super) fn add_duplex<T: AsyncRead + AsyncWrite + Unpin + 'static>(
+    state: &mut OpState,
+    stream: T,
+) -> ResourceId {
+    let (rd, wr) = tokio::io::split(stream);
+    state.resource_table.add(StreamResource {
+        rd: AsyncRefCell::new(Box::new(rd)),
+        wr: AsyncRefCell::new(Box::new(wr)),
+        cancel: CancelHandle::new(),
+    })
 }
 
 fn add_unix(state: &Rc<RefCell<OpState>>, stream: UnixStream, path: String) -> Conn {
@@ -145,7 +165,10 @@ fn add_stream(
     state.borrow_mut().resource_table.add(resource)
 }
 
-fn stream(state: &Rc<RefCell<OpState>>, rid: ResourceId) -> Result<Rc<StreamResource>, JsErrorBox> {
+pub(super) fn stream(
+    state: &Rc<RefCell<OpState>>,
+    rid: ResourceId,
+) -> Result<Rc<StreamResource>, JsErrorBox> {
     state
         .borrow()
         .resource_table

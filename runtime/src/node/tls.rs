@@ -21,8 +21,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use deno_core::{
-    op2, AsyncRefCell, CancelHandle, CancelTryFuture, OpState, RcRef, Resource, ResourceId,
-    ToJsBuffer,
+    op2, CancelHandle, CancelTryFuture, OpState, RcRef, Resource, ResourceId, ToJsBuffer,
 };
 use deno_error::JsErrorBox;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -77,67 +76,9 @@ impl Resource for PendingResource {
     }
 }
 
-/// An established TLS stream (plaintext), or JS's end of a pipe (ciphertext).
-struct StreamResource {
-    rd: AsyncRefCell<Box<dyn AsyncRead + Unpin>>,
-    wr: AsyncRefCell<Box<dyn AsyncWrite + Unpin>>,
-    cancel: CancelHandle,
-}
-
-impl Resource for StreamResource {
-    fn name(&self) -> Cow<'_, str> {
-        "tlsStream".into()
-    }
-    fn close(self: Rc<Self>) {
-        self.cancel.cancel();
-    }
-}
-
-fn add_stream<T: AsyncRead + AsyncWrite + Unpin + 'static>(
-    state: &mut OpState,
-    stream: T,
-) -> ResourceId {
-    let (rd, wr) = tokio::io::split(stream);
-    state.resource_table.add(StreamResource {
-        rd: AsyncRefCell::new(Box::new(rd)),
-        wr: AsyncRefCell::new(Box::new(wr)),
-        cancel: CancelHandle::new(),
-    })
-}
-
-fn stream(state: &Rc<RefCell<OpState>>, rid: ResourceId) -> Result<Rc<StreamResource>, JsErrorBox> {
-    state
-        .borrow()
-        .resource_table
-        .get::<StreamResource>(rid)
-        .map_err(JsErrorBox::from_err)
-}
-
-/// What JS learns about a TCP connection (the same shape as net.rs's).
-#[derive(Serialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct Conn {
-    rid: ResourceId,
-    local_address: String,
-    local_port: u16,
-    remote_address: String,
-    remote_port: u16,
-    family: &'static str,
-}
-
-/// `connect ECONNREFUSED 127.0.0.1:9`, as net.rs words it.
-fn sys_error(syscall: &str, e: &io::Error, detail: &str) -> JsErrorBox {
-    JsErrorBox::generic(format!("{syscall} {}{detail}", super::uv(e).0))
-}
-
-fn dns_error(host: &str, e: &io::Error) -> JsErrorBox {
-    let code = if e.to_string().contains("Temporary failure") {
-        "EAI_AGAIN"
-    } else {
-        "ENOTFOUND"
-    };
-    JsErrorBox::generic(format!("getaddrinfo {code} {host}"))
-}
+// Established TLS streams (plaintext) and JS's ends of pipes (ciphertext) are net.rs's
+// `StreamResource`s; connections are described as net.rs describes them.
+use super::net::{add_duplex as add_stream, dns_error, stream, sys_error, tcp_conn, Conn};
 
 /// Opens the TCP connection a TLS session will run over.
 #[op2]
@@ -156,23 +97,12 @@ pub async fn op_tls_connect_tcp(
         match TcpStream::connect(addr).await {
             Ok(stream) => {
                 let _ = stream.set_nodelay(true);
-                let (local, remote) = (stream.local_addr().ok(), stream.peer_addr().ok());
-                let rid = state.borrow_mut().resource_table.add(PendingResource {
+                let mut conn = tcp_conn(&stream);
+                conn.rid = state.borrow_mut().resource_table.add(PendingResource {
                     io: RefCell::new(Some(Box::new(stream))),
                     cancel: CancelHandle::new(),
                 });
-                return Ok(Conn {
-                    rid,
-                    local_address: local.map(|a| a.ip().to_string()).unwrap_or_default(),
-                    local_port: local.map_or(0, |a| a.port()),
-                    remote_address: remote.map(|a| a.ip().to_string()).unwrap_or_default(),
-                    remote_port: remote.map_or(0, |a| a.port()),
-                    family: if remote.is_some_and(|a| a.is_ipv6()) {
-                        "IPv6"
-                    } else {
-                        "IPv4"
-                    },
-                });
+                return Ok(conn);
             }
             Err(e) => last = Some((addr, e)),
         }
@@ -501,16 +431,71 @@ fn rejection(code: &str) -> rustls::Error {
     })
 }
 
-/// Checks the server's chain as OpenSSL does for Node, recording the outcome for JS. The
-/// server's name is not checked here: Node does that afterwards with `checkServerIdentity`.
+/// Checks the peer's chain as OpenSSL does for Node (a client's of the server, a server's of
+/// its clients), recording the outcome for JS.
 #[derive(Debug)]
-struct NodeServerVerifier {
+struct NodeVerifier {
     anchors: Arc<Anchors>,
     reject: bool,
     record: Record,
 }
 
-impl ServerCertVerifier for NodeServerVerifier {
+impl NodeVerifier {
+    /// Checks the peer's chain for `usage`, records the verdict for the session, and fails the
+    /// handshake on a bad chain unless the plugin asked not to.
+    fn check(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        now: UnixTime,
+        usage: webpki::KeyUsage,
+    ) -> Result<(), rustls::Error> {
+        let verdict = verify_chain(&self.anchors, end_entity, intermediates, now, usage);
+        let code = verdict.code;
+        *self.record.lock().unwrap() = Some(verdict);
+        match code {
+            Some(code) if self.reject => Err(rejection(code)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The handshake's own signatures are always verified, with the provider's algorithms.
+fn tls12_signature(
+    message: &[u8],
+    cert: &CertificateDer<'_>,
+    dss: &DigitallySignedStruct,
+) -> Result<HandshakeSignatureValid, rustls::Error> {
+    rustls::crypto::verify_tls12_signature(
+        message,
+        cert,
+        dss,
+        &provider().signature_verification_algorithms,
+    )
+}
+
+fn tls13_signature(
+    message: &[u8],
+    cert: &CertificateDer<'_>,
+    dss: &DigitallySignedStruct,
+) -> Result<HandshakeSignatureValid, rustls::Error> {
+    rustls::crypto::verify_tls13_signature(
+        message,
+        cert,
+        dss,
+        &provider().signature_verification_algorithms,
+    )
+}
+
+fn verify_schemes() -> Vec<SignatureScheme> {
+    provider()
+        .signature_verification_algorithms
+        .supported_schemes()
+}
+
+/// A client's check of the server's chain. The server's name is not checked here: Node does
+/// that afterwards with `checkServerIdentity`.
+impl ServerCertVerifier for NodeVerifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -519,65 +504,37 @@ impl ServerCertVerifier for NodeServerVerifier {
         _ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let verdict = verify_chain(
-            &self.anchors,
+        self.check(
             end_entity,
             intermediates,
             now,
             webpki::KeyUsage::server_auth(),
-        );
-        let code = verdict.code;
-        *self.record.lock().unwrap() = Some(verdict);
-        match code {
-            Some(code) if self.reject => Err(rejection(code)),
-            _ => Ok(ServerCertVerified::assertion()),
-        }
+        )
+        .map(|()| ServerCertVerified::assertion())
     }
-
     fn verify_tls12_signature(
         &self,
         message: &[u8],
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &provider().signature_verification_algorithms,
-        )
+        tls12_signature(message, cert, dss)
     }
-
     fn verify_tls13_signature(
         &self,
         message: &[u8],
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &provider().signature_verification_algorithms,
-        )
+        tls13_signature(message, cert, dss)
     }
-
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        provider()
-            .signature_verification_algorithms
-            .supported_schemes()
+        verify_schemes()
     }
 }
 
 /// A server's check of client certificates (`requestCert`), in the same terms.
-#[derive(Debug)]
-struct NodeClientVerifier {
-    anchors: Arc<Anchors>,
-    reject: bool,
-    record: Record,
-}
-
-impl ClientCertVerifier for NodeClientVerifier {
+impl ClientCertVerifier for NodeVerifier {
     fn offer_client_auth(&self) -> bool {
         true
     }
@@ -593,19 +550,13 @@ impl ClientCertVerifier for NodeClientVerifier {
         intermediates: &[CertificateDer<'_>],
         now: UnixTime,
     ) -> Result<ClientCertVerified, rustls::Error> {
-        let verdict = verify_chain(
-            &self.anchors,
+        self.check(
             end_entity,
             intermediates,
             now,
             webpki::KeyUsage::client_auth(),
-        );
-        let code = verdict.code;
-        *self.record.lock().unwrap() = Some(verdict);
-        match code {
-            Some(code) if self.reject => Err(rejection(code)),
-            _ => Ok(ClientCertVerified::assertion()),
-        }
+        )
+        .map(|()| ClientCertVerified::assertion())
     }
     fn verify_tls12_signature(
         &self,
@@ -613,12 +564,7 @@ impl ClientCertVerifier for NodeClientVerifier {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &provider().signature_verification_algorithms,
-        )
+        tls12_signature(message, cert, dss)
     }
     fn verify_tls13_signature(
         &self,
@@ -626,17 +572,10 @@ impl ClientCertVerifier for NodeClientVerifier {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &provider().signature_verification_algorithms,
-        )
+        tls13_signature(message, cert, dss)
     }
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        provider()
-            .signature_verification_algorithms
-            .supported_schemes()
+        verify_schemes()
     }
 }
 
@@ -1012,7 +951,7 @@ pub async fn op_tls_start_client(
     let ctx = context(&state, context_rid)?;
     let (pending, io) = take_pending(&state, rid)?;
     let record = Record::default();
-    let verifier = Arc::new(NodeServerVerifier {
+    let verifier = Arc::new(NodeVerifier {
         anchors: ctx.anchors.clone(),
         reject: start.reject_unauthorized,
         record: record.clone(),
@@ -1069,7 +1008,7 @@ pub async fn op_tls_start_server(
         .with_protocol_versions(&ctx.versions)
         .map_err(|e| coded("ERR_TLS_PROTOCOL_VERSION_CONFLICT", e))?;
     let builder = if start.request_cert {
-        builder.with_client_cert_verifier(Arc::new(NodeClientVerifier {
+        builder.with_client_cert_verifier(Arc::new(NodeVerifier {
             anchors: ctx.anchors.clone(),
             reject: start.reject_unauthorized,
             record: record.clone(),
