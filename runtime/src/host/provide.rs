@@ -79,12 +79,23 @@ impl PluginHost {
         out
     }
 
-    /// The running plugin that provides `id` of `kind`: its name in errors, isolate and limits.
+    /// The running plugin that provides `id` of `kind`: its name in errors, isolate and limits
+    /// (and, through `provided_by`, what it registered), once reloads in progress are done.
     async fn provider_of(
         &self,
         kind: ProvidedKind,
         id: &str,
     ) -> Result<(Named, Arc<Isolate>, Limits), ProvideError> {
+        self.provided_by(kind, id)
+            .await
+            .map(|(name, isolate, limits, _)| (name, isolate, limits))
+    }
+
+    async fn provided_by(
+        &self,
+        kind: ProvidedKind,
+        id: &str,
+    ) -> Result<(Named, Arc<Isolate>, Limits, Provided), ProvideError> {
         self.wait_for_restarts(None).await;
         let by = self
             .provided(kind)
@@ -105,7 +116,7 @@ impl PluginHost {
             kind: kind.noun(),
             id: id.to_string(),
         };
-        Ok((name, isolate, limits))
+        Ok((name, isolate, limits, by.provided))
     }
 
     /// Opens a connection to agent provider `id` (`connect({ versions, capabilities })`,
@@ -215,11 +226,10 @@ impl PluginHost {
         method: &str,
         input: Value,
     ) -> Result<Value, ProvideError> {
-        let by = self
-            .provided(ProvidedKind::ForgeProvider)
-            .into_iter()
-            .find(|p| p.provided.id == id);
-        let details = Value::Object(by.map(|b| b.provided.details).unwrap_or_default());
+        // What it offers is read after any reload in progress, from the registration found.
+        let (name, isolate, _, provided) =
+            self.provided_by(ProvidedKind::ForgeProvider, id).await?;
+        let details = Value::Object(provided.details);
         let offers = |m: &str| {
             details["methods"]
                 .as_array()
@@ -230,7 +240,6 @@ impl PluginHost {
         } else {
             offers(method)
         };
-        let (name, isolate, _) = self.provider_of(ProvidedKind::ForgeProvider, id).await?;
         if !known {
             return Err(name.failed(format!("Forge provider {id} does not contribute {method}")));
         }
