@@ -328,6 +328,32 @@ async fn globals_loaded_on_first_use_are_the_modules_plugins_import() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn every_builtin_loads_on_first_use_through_get_builtin_module_and_require() {
+    let host = host();
+    load_all(&host, &["builtins-on-first-use"]).await;
+    let env = open(&host, open_request()).await.unwrap()["env"].clone();
+    host.shutdown().await;
+    assert!(
+        env["count"].as_str().unwrap().parse::<usize>().unwrap() >= 30,
+        "{env}"
+    );
+    for (key, want) in [
+        ("evaluatedBefore", "false"),
+        ("viaGet", ""),
+        ("viaRequire", ""),
+        ("same", "true"),
+        ("zlib", "round trip"),
+        ("unknown", "undefined"),
+        (
+            "unsupported",
+            "process.getBuiltinModule(\"node:worker_threads\"): node:worker_threads is not supported by the Paseo plugin host yet",
+        ),
+    ] {
+        assert_eq!(env[key], want, "{key}: {env}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn process_becomes_an_event_emitter_on_first_use() {
     let host = host();
     load_all(&host, &["process-events"]).await;

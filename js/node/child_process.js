@@ -6,6 +6,8 @@ import { ops, unsupported } from "paseo:internal/core";
 import { EventEmitter } from "node:events";
 import { Buffer } from "node:buffer";
 import process from "node:process";
+import { Readable, Writable } from "node:stream";
+import { nodeError as codeError } from "./internal_errors.js";
 
 const signals = {
   SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGILL: 4, SIGTRAP: 5, SIGABRT: 6, SIGIOT: 6, SIGBUS: 7, SIGFPE: 8,
@@ -15,13 +17,7 @@ const signals = {
 };
 const signalName = (n) => (n == null ? null : Object.keys(signals).find((k) => signals[k] === n) ?? null);
 const MAX_BUFFER = 1024 * 1024;
-const HIGH_WATER = 64 * 1024;
 
-function codeError(Ctor, code, message) {
-  const err = new Ctor(message);
-  err.code = code;
-  return err;
-}
 function describe(v) {
   if (v == null) return String(v);
   if (typeof v === "function") return `function ${v.name}`;
@@ -48,203 +44,75 @@ function abortError(reason) {
   return err;
 }
 
-// A decoder per `setEncoding`: multi-byte sequences split across chunks stay whole.
-function decoderFor(encoding) {
-  const enc = String(encoding).toLowerCase();
-  if (enc === "utf8" || enc === "utf-8") {
-    const d = new TextDecoder();
-    return (c) => (c === null ? d.decode() : d.decode(c, { stream: true }));
-  }
-  const unit = { base64: 3, base64url: 3, ucs2: 2, "ucs-2": 2, utf16le: 2, "utf-16le": 2 }[enc] ?? 1;
-  let rest = Buffer.alloc(0);
-  return (c) => {
-    if (c === null) return rest.length ? rest.toString(enc) : "";
-    const all = rest.length ? Buffer.concat([rest, c]) : c;
-    const n = all.length - (all.length % unit);
-    rest = all.subarray(n);
-    return all.subarray(0, n).toString(enc);
-  };
-}
-
-// The readable side of a pipe (stdout/stderr): 'data' (Buffers, or strings after setEncoding),
-// 'end', 'close', pause/resume, pipe and async iteration. Reads stop while paused and full.
-class ChildReadable extends EventEmitter {
-  #rid; #chunks = []; #buffered = 0; #flowing = null; #eof = false; #reading = false; #decode = null; #encoding = null;
+// The readable side of a pipe (stdout/stderr): a node:stream Readable that reads while its
+// consumer keeps up.
+class ChildReadable extends Readable {
+  #rid; #reading = false;
   constructor(rid) {
     super();
     this.#rid = rid;
-    this.readable = true;
-    this.readableEnded = false;
-    this.destroyed = false;
-    this.on("newListener", (event) => {
-      if (event === "data" && this.#flowing !== false) queueMicrotask(() => this.resume());
-    });
-    this.#pump();
+    this.read(0); // start reading, as Node does, up to the high-water mark
   }
-  get readableEncoding() { return this.#encoding; }
-  get readableFlowing() { return this.#flowing; }
-  setEncoding(encoding) {
-    if (!Buffer.isEncoding(encoding)) throw codeError(TypeError, "ERR_UNKNOWN_ENCODING", `Unknown encoding: ${encoding}`);
-    this.#encoding = encoding;
-    this.#decode = decoderFor(encoding);
-    return this;
-  }
-  pause() { this.#flowing = false; return this; }
-  resume() { this.#flowing = true; this.#drain(); this.#pump(); return this; }
-  isPaused() { return this.#flowing === false; }
-  pipe(dest, options) {
-    this.on("data", (chunk) => dest.write(chunk));
-    if (options?.end !== false) this.on("end", () => dest.end?.());
-    return dest;
-  }
-  unpipe() { return this; }
-  ref() { return this; }
-  unref() { return this; }
-  destroy(error) {
-    if (this.destroyed) return this;
-    this.destroyed = true;
-    this.readable = false;
-    this.#close();
-    queueMicrotask(() => {
-      if (error) this.emit("error", error);
-      this.emit("close");
-    });
-    return this;
-  }
-  #close() {
-    if (this.#rid != null) ops.op_cp_close(this.#rid);
-    this.#rid = null;
-  }
-  async #pump() {
+  _read() {
     if (this.#reading) return;
     this.#reading = true;
-    try {
-      while (!this.#eof && !this.destroyed && (this.#flowing || this.#buffered < HIGH_WATER)) {
-        const bytes = this.#rid == null ? new Uint8Array(0) : await ops.op_cp_read(this.#rid);
-        if (bytes.length === 0) {
-          this.#eof = true;
-          this.#close();
-        } else {
-          this.#chunks.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-          this.#buffered += bytes.length;
-        }
-        this.#drain();
-      }
-    } catch (e) {
-      this.destroy(e);
-    } finally {
-      this.#reading = false;
-    }
-  }
-  #drain() {
-    while (this.#flowing && this.#chunks.length && !this.destroyed) {
-      const chunk = this.#chunks.shift();
-      this.#buffered -= chunk.length;
-      const out = this.#decode ? this.#decode(chunk) : chunk;
-      if (out.length) this.emit("data", out);
-    }
-    if (this.#flowing && this.#eof && !this.#chunks.length && !this.readableEnded && !this.destroyed) {
-      const tail = this.#decode?.(null);
-      if (tail) this.emit("data", tail);
-      this.readableEnded = true;
-      this.readable = false;
-      this.emit("end");
-      this.destroy();
-    }
-  }
-  async *[Symbol.asyncIterator]() {
-    const queue = [];
-    let done = false, error = null, wake = null;
-    const onData = (c) => { queue.push(c); wake?.(); };
-    const onEnd = () => { done = true; wake?.(); };
-    const onError = (e) => { error = e; wake?.(); };
-    this.on("data", onData).on("end", onEnd).on("close", onEnd).on("error", onError);
-    try {
-      for (;;) {
-        if (queue.length) yield queue.shift();
-        else if (error) throw error;
-        else if (done) return;
-        else await new Promise((resolve) => (wake = resolve));
-      }
-    } finally {
-      this.off("data", onData).off("end", onEnd).off("close", onEnd).off("error", onError);
-      if (!done) this.destroy();
-    }
-  }
-}
-ChildReadable.prototype.read = unsupported("node:child_process.ChildProcess.stdout.read");
-
-// The writable side (stdin): writes go out in order; end() closes the pipe after them (EOF).
-class ChildWritable extends EventEmitter {
-  #rid; #pending = Promise.resolve();
-  constructor(rid) {
-    super();
-    this.#rid = rid;
-    this.writable = true;
-    this.writableEnded = false;
-    this.writableFinished = false;
-    this.destroyed = false;
-  }
-  write(chunk, encoding, callback) {
-    if (typeof encoding === "function") [callback, encoding] = [encoding, undefined];
-    if (this.writableEnded || this.destroyed) {
-      const err = codeError(Error, this.destroyed ? "ERR_STREAM_DESTROYED" : "ERR_STREAM_WRITE_AFTER_END",
-        this.destroyed ? "Cannot call write after a stream was destroyed" : "write after end");
-      queueMicrotask(() => { callback?.(err); this.emit("error", err); });
-      return false;
-    }
-    if (typeof chunk !== "string" && !ArrayBuffer.isView(chunk)) {
-      throw invalidType("chunk", "of type string or an instance of Buffer, TypedArray, or DataView", chunk);
-    }
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, encoding ?? "utf8") : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    this.#pending = this.#pending.then(async () => {
-      if (this.destroyed || this.#rid == null) return;
+    (async () => {
       try {
-        await ops.op_cp_write(this.#rid, bytes);
-        callback?.(null);
+        for (;;) {
+          const bytes = this.#rid == null ? new Uint8Array(0) : await ops.op_cp_read(this.#rid);
+          if (this.destroyed) return;
+          if (bytes.length === 0) {
+            this.#close();
+            this.push(null);
+            return;
+          }
+          if (!this.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) return;
+        }
       } catch (e) {
-        const err = e.message === "EPIPE" ? Object.assign(new Error("write EPIPE"), { errno: -32, code: "EPIPE", syscall: "write" }) : e;
-        callback?.(err);
-        this.destroy(err);
+        this.destroy(e);
+      } finally {
+        this.#reading = false;
       }
-    });
-    return true;
+    })();
   }
-  end(chunk, encoding, callback) {
-    if (typeof chunk === "function") [callback, chunk] = [chunk, undefined];
-    else if (typeof encoding === "function") [callback, encoding] = [encoding, undefined];
-    if (chunk != null) this.write(chunk, encoding);
-    if (this.writableEnded) return this;
-    this.writableEnded = true;
-    this.#pending.then(() => {
-      this.#close();
-      if (this.destroyed) return;
-      this.writableFinished = true;
-      this.emit("finish");
-      callback?.();
-      this.destroy();
-    });
-    return this;
-  }
-  destroy(error) {
-    if (this.destroyed) return this;
-    this.destroyed = true;
-    this.writable = false;
-    // Lets queued writes through first; then the pipe closes.
-    this.#pending.then(() => this.#close());
-    queueMicrotask(() => {
-      if (error) this.emit("error", error);
-      this.emit("close");
-    });
-    return this;
+  _destroy(error, cb) {
+    this.#close();
+    cb(error);
   }
   #close() {
     if (this.#rid != null) ops.op_cp_close(this.#rid);
     this.#rid = null;
   }
-  cork() {}
-  uncork() {}
-  setDefaultEncoding() { return this; }
+  ref() { return this; }
+  unref() { return this; }
+}
+
+// The writable side (stdin): writes go out in order; end() closes the pipe after them (EOF).
+class ChildWritable extends Writable {
+  #rid;
+  constructor(rid) {
+    super({ decodeStrings: false });
+    this.#rid = rid;
+  }
+  _write(chunk, encoding, cb) {
+    if (this.#rid == null) return cb();
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk;
+    ops.op_cp_write(this.#rid, bytes).then(() => cb(), (e) => {
+      cb(e.message === "EPIPE" ? Object.assign(new Error("write EPIPE"), { errno: -32, code: "EPIPE", syscall: "write" }) : e);
+    });
+  }
+  _final(cb) {
+    this.#close();
+    cb();
+  }
+  _destroy(error, cb) {
+    this.#close();
+    cb(error);
+  }
+  #close() {
+    if (this.#rid != null) ops.op_cp_close(this.#rid);
+    this.#rid = null;
+  }
   ref() { return this; }
   unref() { return this; }
 }
@@ -367,7 +235,7 @@ export class ChildProcess extends EventEmitter {
   }
   // Streams nobody consumes are drained so that 'close' can follow 'exit' (as Node does).
   #flush() {
-    for (const s of this.#readers) if (s.readableFlowing === null) s.resume();
+    for (const s of this.#readers) if (s.readable && s.readableFlowing === null && !s._readableState.readableListening) s.resume();
     this.#maybeClose();
   }
   #maybeClose() {

@@ -1,7 +1,15 @@
 // `node:fs`: synchronous, callback and promise forms over the fs ops. Paths may be strings,
-// Buffers or file: URLs. Streams and watchers are not supported yet (they say so when called).
-import { ops, unsupported } from "paseo:internal/core";
+// Buffers or file: URLs. Open files (`open`, `read`, `write`, `close`, fs/promises'
+// `FileHandle`) are OS file descriptors kept by runtime/src/node/fs.rs, read and written by
+// async ops off the plugin's thread. Streams (`createReadStream`, `ReadStream`, …) and
+// watchers (`watch`, `watchFile`) are in js/node/fs_streams.js and fs_watch.js, evaluated on
+// first use: a plugin that only reads files never evaluates node:stream.
+import { ops, unsupported, lazyModule } from "paseo:internal/core";
 import { Buffer } from "node:buffer";
+
+let streamsModule, watchModule;
+const streams = () => (streamsModule ??= lazyModule("paseo:internal/node/fs_streams"));
+const watching = () => (watchModule ??= lazyModule("paseo:internal/node/fs_watch"));
 
 export const constants = Object.freeze({
   F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1,
@@ -165,6 +173,286 @@ export function linkSync(from, to) { ops.op_fs_link(toPath(from, "existingPath")
 export function mkdtempSync(prefix) { return ops.op_fs_mkdtemp(toPath(prefix, "prefix")); }
 export function truncateSync(path, len = 0) { ops.op_fs_truncate(toPath(path), len); }
 
+// ---------------------------------------------------------------------------------------------
+// Open files. `fd`s are the OS's; positions that are null, undefined or negative mean the
+// file's own offset.
+
+const invalidArgType = (name, expected, value) => {
+  const shown = value === null ? "null" : value === undefined ? "undefined" : typeof value === "object" ? `an instance of ${value.constructor?.name ?? "Object"}` : `type ${typeof value} (${typeof value === "string" ? `'${value}'` : String(value)})`;
+  const err = new TypeError(`The "${name}" argument must be ${expected}. Received ${shown}`);
+  err.code = "ERR_INVALID_ARG_TYPE";
+  return err;
+};
+const outOfRange = (name, range, value) => {
+  const err = new RangeError(`The value of "${name}" is out of range. It must be ${range}. Received ${value}`);
+  err.code = "ERR_OUT_OF_RANGE";
+  return err;
+};
+
+const FLAGS = {
+  r: 0, rs: 1052672, sr: 1052672, "r+": 2, "rs+": 1052674, "sr+": 1052674,
+  w: 577, wx: 705, xw: 705, "w+": 578, "wx+": 706, "xw+": 706,
+  a: 1089, ax: 1217, xa: 1217, as: 1053761, sa: 1053761,
+  "a+": 1090, "ax+": 1218, "xa+": 1218, "as+": 1053762, "sa+": 1053762,
+};
+/** Node's `stringToFlags`: a flags string ('r', 'w+', 'ax', …) or number as `O_*` bits. */
+function flagsToNumber(flags, name = "flags") {
+  if (flags == null) return 0;
+  if (typeof flags === "number") return flags;
+  if (typeof flags === "string" && Object.hasOwn(FLAGS, flags)) return FLAGS[flags];
+  const err = new TypeError(`The argument '${name}' is invalid. Received ${typeof flags === "string" ? `'${flags}'` : String(flags)}`);
+  err.code = "ERR_INVALID_ARG_VALUE";
+  throw err;
+}
+const modeOf = (mode, fallback) => (mode == null ? fallback : typeof mode === "string" ? parseInt(mode, 8) : mode);
+
+function checkFd(fd) {
+  if (!Number.isInteger(fd)) throw invalidArgType("fd", "of type number", fd);
+  if (fd < 0 || fd > 2147483647) throw outOfRange("fd", ">= 0 && <= 2147483647", fd);
+  return fd;
+}
+const positionOf = (position) => (position == null ? -1 : typeof position === "bigint" ? Number(position) : position < 0 ? -1 : position);
+const bytesOf = (buffer) => (buffer instanceof Uint8Array ? buffer : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength));
+
+// The arguments of read(fd, buffer, offset, length, position), read(fd, buffer, options) and
+// read(fd, options), as Node takes them.
+function readArgs(buffer, offset, length, position) {
+  if (buffer != null && !ArrayBuffer.isView(buffer) && typeof buffer === "object") {
+    ({ buffer = Buffer.alloc(16384), offset = 0, length, position = null } = buffer);
+    length ??= buffer.byteLength - offset;
+  } else if (offset != null && typeof offset === "object") {
+    ({ offset = 0, length = buffer.byteLength - offset, position = null } = offset);
+  }
+  if (!ArrayBuffer.isView(buffer)) throw invalidArgType("buffer", "an instance of Buffer, TypedArray, or DataView", buffer);
+  offset ??= 0;
+  length ??= buffer.byteLength - offset;
+  if (offset < 0 || offset > buffer.byteLength) throw outOfRange("offset", `>= 0 && <= ${buffer.byteLength}`, offset);
+  if (length < 0 || offset + length > buffer.byteLength) throw outOfRange("length", `>= 0 && <= ${buffer.byteLength - offset}`, length);
+  return { buffer, offset, length, position: positionOf(position) };
+}
+
+// write(fd, buffer, offset, length, position) or write(fd, string, position, encoding).
+function writeArgs(data, offset, length, position) {
+  if (typeof data === "string") {
+    const encoding = typeof length === "string" ? length : "utf8";
+    return { bytes: Buffer.from(data, encoding), position: positionOf(typeof offset === "number" ? offset : null), value: data };
+  }
+  if (!ArrayBuffer.isView(data)) throw invalidArgType("buffer", "of type string or an instance of Buffer, TypedArray, or DataView", data);
+  if (offset != null && typeof offset === "object") ({ offset = 0, length, position = null } = offset);
+  offset ??= 0;
+  length ??= data.byteLength - offset;
+  if (offset < 0 || offset > data.byteLength) throw outOfRange("offset", `>= 0 && <= ${data.byteLength}`, offset);
+  if (length < 0 || offset + length > data.byteLength) throw outOfRange("length", `>= 0 && <= ${data.byteLength - offset}`, length);
+  return { bytes: bytesOf(data).subarray(offset, offset + length), position: positionOf(position), value: data };
+}
+
+export function openSync(path, flags, mode) {
+  return ops.op_fs_open_sync(toPath(path), flagsToNumber(flags), modeOf(mode, 0o666));
+}
+export function closeSync(fd) { ops.op_fs_close(checkFd(fd)); }
+export function readSync(fd, buffer, offset, length, position) {
+  const a = readArgs(buffer, offset, length, position);
+  if (a.length === 0) return 0;
+  return ops.op_fs_fd_read_sync(checkFd(fd), bytesOf(a.buffer).subarray(a.offset, a.offset + a.length), a.position);
+}
+export function writeSync(fd, data, offset, length, position) {
+  const a = writeArgs(data, offset, length, position);
+  return ops.op_fs_fd_write_sync(checkFd(fd), a.bytes, a.position);
+}
+export function fstatSync(fd) { return new Stats(ops.op_fs_fstat(checkFd(fd))); }
+export function fsyncSync(fd) { ops.op_fs_fsync(checkFd(fd), false); }
+export function fdatasyncSync(fd) { ops.op_fs_fsync(checkFd(fd), true); }
+export function ftruncateSync(fd, len = 0) { ops.op_fs_ftruncate(checkFd(fd), len); }
+
+const callbackOf = (args) => {
+  const cb = args.pop();
+  if (typeof cb !== "function") throw invalidArgType("cb", "of type function", cb);
+  return cb;
+};
+/** Reads into `buffer` at `offset`: what the async op read, copied where it was asked. */
+async function readInto(fd, a) {
+  if (a.length === 0) return 0;
+  const bytes = await ops.op_fs_fd_read(fd, a.length, a.position);
+  bytesOf(a.buffer).set(bytes, a.offset);
+  return bytes.byteLength;
+}
+export function open(path, flags, mode, cb) {
+  cb = callbackOf([flags, mode, cb].filter((x) => x !== undefined));
+  if (typeof flags === "function") flags = undefined;
+  if (typeof mode === "function") mode = undefined;
+  ops.op_fs_open(toPath(path), flagsToNumber(flags), modeOf(mode, 0o666)).then((fd) => cb(null, fd), (e) => cb(e));
+}
+export function close(fd, cb = () => {}) {
+  let error = null;
+  try { closeSync(fd); } catch (e) { error = e; }
+  queueMicrotask(() => cb(error));
+}
+export function read(fd, ...args) {
+  const cb = callbackOf(args);
+  const a = readArgs(args[0] ?? {}, args[1], args[2], args[3]);
+  checkFd(fd);
+  readInto(fd, a).then((n) => cb(null, n, a.buffer), (e) => cb(e));
+}
+export function write(fd, data, ...args) {
+  const cb = callbackOf(args);
+  const a = writeArgs(data, args[0], args[1], args[2]);
+  checkFd(fd);
+  ops.op_fs_fd_write(fd, a.bytes, a.position).then((n) => cb(null, n, a.value), (e) => cb(e));
+}
+export function writev(fd, buffers, position, cb) {
+  if (typeof position === "function") { cb = position; position = null; }
+  const bytes = Buffer.concat(buffers.map((b) => bytesOf(b)));
+  ops.op_fs_fd_write(checkFd(fd), bytes, positionOf(position)).then((n) => cb(null, n, buffers), (e) => cb(e));
+}
+export function fsync(fd, cb) { ops.op_fs_fsync_async(checkFd(fd), false).then(() => cb(null), cb); }
+export function fdatasync(fd, cb) { ops.op_fs_fsync_async(checkFd(fd), true).then(() => cb(null), cb); }
+export const fstat = callbackForm(fstatSync), ftruncate = callbackForm(ftruncateSync);
+
+// fs/promises' FileHandle: an open fd, closed once (its `fd` is then -1).
+const kFd = Symbol("kFd");
+const kClosing = Symbol("kClosing");
+// Shared with js/node/fs_streams.js without a name in node:fs's exports.
+const kCloseListeners = Symbol.for("paseo.fs.FileHandle.closeListeners");
+function handleClosed(syscall) {
+  const err = new Error("file closed");
+  err.code = "EBADF";
+  err.syscall = syscall;
+  return err;
+}
+class FileHandle {
+  constructor(fd) {
+    this[kFd] = fd;
+    this[kClosing] = null;
+    // What streams made on this handle do when it closes (Node's FileHandle is an
+    // EventEmitter emitting 'close'; this one only tells its own streams).
+    this[kCloseListeners] = new Set();
+  }
+  get fd() { return this[kFd]; }
+  #open(syscall) {
+    if (this[kFd] === -1 || this[kClosing]) throw handleClosed(syscall);
+    return this[kFd];
+  }
+  async read(buffer, offset, length, position) {
+    const fd = this.#open("read");
+    const a = readArgs(buffer ?? {}, offset, length, position);
+    return { bytesRead: await readInto(fd, a), buffer: a.buffer };
+  }
+  async readv(buffers, position) {
+    const fd = this.#open("read");
+    let bytesRead = 0, at = positionOf(position);
+    for (const buffer of buffers) {
+      const n = await readInto(fd, { buffer, offset: 0, length: buffer.byteLength, position: at });
+      bytesRead += n;
+      if (at >= 0) at += n;
+      if (n < buffer.byteLength) break;
+    }
+    return { bytesRead, buffers };
+  }
+  async write(data, offset, length, position) {
+    const fd = this.#open("write");
+    const a = writeArgs(data, offset, length, position);
+    return { bytesWritten: await ops.op_fs_fd_write(fd, a.bytes, a.position), buffer: a.value };
+  }
+  async writev(buffers, position) {
+    const fd = this.#open("write");
+    const bytes = Buffer.concat(buffers.map((b) => bytesOf(b)));
+    return { bytesWritten: await ops.op_fs_fd_write(fd, bytes, positionOf(position)), buffers };
+  }
+  async readFile(options) {
+    const fd = this.#open("read");
+    const encoding = encodingOf(options);
+    options?.signal?.throwIfAborted?.();
+    const chunks = [];
+    for (;;) {
+      const bytes = await ops.op_fs_fd_read(fd, 64 * 1024, -1);
+      if (bytes.byteLength === 0) break;
+      chunks.push(bytes);
+      options?.signal?.throwIfAborted?.();
+    }
+    const buf = Buffer.concat(chunks);
+    return encoding ? buf.toString(encoding) : buf;
+  }
+  async writeFile(data, options) {
+    const fd = this.#open("write");
+    const encoding = encodingOf(options);
+    options?.signal?.throwIfAborted?.();
+    if (typeof data === "string" || ArrayBuffer.isView(data)) {
+      await ops.op_fs_fd_write(fd, toBytes(data, encoding), -1);
+      return;
+    }
+    if (data != null && (typeof data[Symbol.asyncIterator] === "function" || typeof data[Symbol.iterator] === "function")) {
+      for await (const chunk of data) {
+        await ops.op_fs_fd_write(fd, toBytes(chunk, encoding), -1);
+        options?.signal?.throwIfAborted?.();
+      }
+      return;
+    }
+    throw toBytes(data);
+  }
+  async appendFile(data, options) { return this.writeFile(data, options); }
+  async stat() { return new Stats(ops.op_fs_fstat(this.#open("fstat"))); }
+  async truncate(len = 0) { ops.op_fs_ftruncate(this.#open("ftruncate"), len); }
+  async sync() { await ops.op_fs_fsync_async(this.#open("fsync"), false); }
+  async datasync() { await ops.op_fs_fsync_async(this.#open("fdatasync"), true); }
+  close() {
+    if (this[kFd] === -1) return Promise.resolve();
+    if (this[kClosing]) return this[kClosing];
+    const fd = this[kFd];
+    this[kClosing] = new Promise((resolve, reject) => {
+      queueMicrotask(() => {
+        this[kFd] = -1;
+        this[kClosing] = null;
+        try { ops.op_fs_close(fd); } catch (e) { reject(e); return; }
+        for (const listener of this[kCloseListeners]) listener();
+        this[kCloseListeners].clear();
+        resolve();
+      });
+    });
+    return this[kClosing];
+  }
+  async [Symbol.asyncDispose]() { return this.close(); }
+  createReadStream(options) { return new (streams().ReadStream)(undefined, { ...options, fd: this }); }
+  createWriteStream(options) { return new (streams().WriteStream)(undefined, { ...options, fd: this }); }
+  readableWebStream(options) {
+    const fd = this.#open("read");
+    // Node 20 gives ArrayBuffers, or Uint8Arrays for `type: 'bytes'` (BYOB readers aside).
+    const bytes = options?.type === "bytes";
+    return new ReadableStream({
+      type: bytes ? "bytes" : undefined,
+      pull: async (controller) => {
+        const chunk = await ops.op_fs_fd_read(fd, 64 * 1024, -1);
+        if (chunk.byteLength === 0) controller.close();
+        else controller.enqueue(bytes ? chunk : chunk.buffer.slice(chunk.byteOffset, chunk.byteOffset + chunk.byteLength));
+      },
+    });
+  }
+}
+Object.defineProperty(FileHandle.prototype, Symbol.toStringTag, { value: "FileHandle", configurable: true });
+
+/** `fs.promises.open`: a FileHandle. */
+async function openHandle(path, flags, mode) {
+  return new FileHandle(await ops.op_fs_open(toPath(path), flagsToNumber(flags), modeOf(mode, 0o666)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streams and watchers, evaluated on first use. The named exports are stand-ins that construct
+// and recognise the real classes (`instanceof`); the default export (what `require` gives)
+// has the classes themselves, behind getters as in Node.
+
+export function createReadStream(path, options) { return streams().createReadStream(path, options); }
+export function createWriteStream(path, options) { return streams().createWriteStream(path, options); }
+const standIn = (name, real) => {
+  const f = { [name]: function (...args) { return new (real())(...args); } }[name];
+  Object.defineProperty(f, Symbol.hasInstance, { value: (x) => x instanceof real() });
+  return f;
+};
+export const ReadStream = standIn("ReadStream", () => streams().ReadStream);
+export const WriteStream = standIn("WriteStream", () => streams().WriteStream);
+export { ReadStream as FileReadStream, WriteStream as FileWriteStream };
+export function watch(filename, options, listener) { return watching().watch(filename, options, listener); }
+export function watchFile(filename, options, listener) { return watching().watchFile(filename, options, listener); }
+export function unwatchFile(filename, listener) { return watching().unwatchFile(filename, listener); }
+
 const SYNC = {
   readFile: readFileSync, writeFile: writeFileSync, appendFile: appendFileSync, stat: statSync, lstat: lstatSync,
   readdir: readdirSync, mkdir: mkdirSync, rm: rmSync, rmdir: rmdirSync, unlink: unlinkSync, rename: renameSync,
@@ -210,18 +498,11 @@ function promiseForm(fn) {
 }
 export const promises = Object.fromEntries(Object.entries(SYNC).map(([k, fn]) => [k, promiseForm(fn)]));
 promises.constants = constants;
-promises.open = unsupported("node:fs/promises.open");
-promises.watch = unsupported("node:fs/promises.watch");
+promises.open = openHandle;
+promises.watch = (filename, options) => watching().watchAsync(filename, options);
 promises.statfs = unsupported("node:fs/promises.statfs");
 
-export const createReadStream = unsupported("node:fs.createReadStream");
-export const createWriteStream = unsupported("node:fs.createWriteStream");
-export const watch = unsupported("node:fs.watch");
-export const watchFile = unsupported("node:fs.watchFile");
-export const openSync = unsupported("node:fs.openSync");
-export const open = unsupported("node:fs.open");
-
-export default {
+const fs = {
   constants, F_OK, R_OK, W_OK, X_OK, Stats, Dirent, promises, existsSync, exists,
   ...SYNC,
   readFileSync, writeFileSync, appendFileSync, statSync, lstatSync, readdirSync, mkdirSync, rmSync, rmdirSync,
@@ -229,5 +510,15 @@ export default {
   linkSync, mkdtempSync, truncateSync,
   readFile, writeFile, appendFile, stat, lstat, readdir, mkdir, rm, rmdir, unlink, rename, copyFile, cp, realpath,
   access, chmod, symlink, readlink, link, mkdtemp, truncate,
-  createReadStream, createWriteStream, watch, watchFile, openSync, open,
+  createReadStream, createWriteStream, watch, watchFile, unwatchFile,
+  open, openSync, close, closeSync, read, readSync, write, writeSync, writev, fstat, fstatSync, fsync, fsyncSync,
+  fdatasync, fdatasyncSync, ftruncate, ftruncateSync,
 };
+for (const [name, get] of [["ReadStream", () => streams().ReadStream], ["WriteStream", () => streams().WriteStream],
+  ["FileReadStream", () => streams().ReadStream], ["FileWriteStream", () => streams().WriteStream]]) {
+  Object.defineProperty(fs, name, {
+    get, set(value) { Object.defineProperty(fs, name, { value, writable: true, enumerable: true, configurable: true }); },
+    enumerable: true, configurable: true,
+  });
+}
+export default fs;

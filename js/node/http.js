@@ -7,8 +7,9 @@ import { unsupported } from "paseo:internal/core";
 import { EventEmitter } from "node:events";
 import { Buffer } from "node:buffer";
 import * as net from "node:net";
+import { Readable, Stream } from "node:stream";
+import { nodeError as codeError } from "./internal_errors.js";
 
-const Readable = Object.getPrototypeOf(net.Socket);
 const nextTick = (fn, ...args) => queueMicrotask(() => fn(...args));
 
 export const METHODS = [
@@ -39,11 +40,6 @@ export const STATUS_CODES = {
 
 export const maxHeaderSize = 16384;
 
-function codeError(Ctor, code, message) {
-  const err = new Ctor(message);
-  err.code = code;
-  return err;
-}
 
 const tokenRe = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
 const invalidValueRe = /[^\t\x20-\x7e\x80-\xff]/;
@@ -204,7 +200,8 @@ function keepAliveOf(head) {
 
 export class IncomingMessage extends Readable {
   constructor(socket) {
-    super();
+    // 'close' comes when the exchange is over (_close), not when the body has been read.
+    super({ autoDestroy: false, emitClose: false });
     this.socket = socket;
     this.complete = false;
     this.aborted = false;
@@ -232,12 +229,12 @@ export class IncomingMessage extends Readable {
     this.httpVersion = `${head.major}.${head.minor}`;
   }
   setTimeout(ms, cb) { this.socket?.setTimeout(ms, cb); return this; }
-  destroy(err) {
-    if (this.destroyed) return this;
-    this.destroyed = true;
+  // The parser pushes the body as it arrives.
+  _read() {}
+  _destroy(err, cb) {
     if (!this.complete) this.socket?.destroy();
-    nextTick(() => { if (err) this.emit("error", err); this.emit("close"); });
-    return this;
+    cb(err);
+    nextTick(() => this.emit("close"));
   }
   /** The exchange is over: 'close' follows 'end' (buffered body data stays readable), or comes
    *  at once when the connection went away (`now`). */
@@ -250,7 +247,7 @@ export class IncomingMessage extends Readable {
 }
 
 /** What ServerResponse and ClientRequest share: headers, framing and writes to the socket. */
-export class OutgoingMessage extends EventEmitter {
+export class OutgoingMessage extends Stream {
   constructor() {
     super();
     this._headers = new Map();
@@ -515,7 +512,7 @@ function serveConnection(server, socket) {
         // The socket now belongs to the listener; stop reading HTTP from it.
         parser.paused = true;
         socket.removeListener("data", onData).removeListener("end", onEnd);
-        socket._rs.flowing = null; // data waits for the new owner's listener, as in Node
+        socket.readableFlowing = null; // data waits for the new owner's listener, as in Node
         server._httpConnections.delete(conn);
         const rest = parser.buf;
         parser.buf = Buffer.alloc(0);

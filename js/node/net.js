@@ -1,11 +1,11 @@
 // `node:net`: TCP and unix-socket servers and sockets over the net ops (runtime/src/node/net.rs).
-// Sockets carry the readable half of Node's streams (flowing 'data', pause/resume, setEncoding,
-// 'end' once drained, async iteration, pipe) and a queued write half; node:http builds on them.
+// Sockets are node:stream Duplexes; node:http and node:tls build on them.
 import { ops, unsupported } from "paseo:internal/core";
 import { EventEmitter } from "node:events";
 import { Buffer } from "node:buffer";
+import { Duplex } from "node:stream";
+import { nodeError as codeError } from "./internal_errors.js";
 
-const kHighWaterMark = 64 * 1024;
 const nextTick = (fn, ...args) => queueMicrotask(() => fn(...args));
 
 // Node's negative errno values for the codes the ops report.
@@ -33,156 +33,24 @@ function netError(e) {
   return e;
 }
 
-function codeError(Ctor, code, message) {
-  const err = new Ctor(message);
-  err.code = code;
-  return err;
-}
 
-function toBytes(data, encoding) {
-  if (typeof data === "string") return Buffer.from(data, encoding ?? "utf8");
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  throw codeError(TypeError, "ERR_INVALID_ARG_TYPE", `The "chunk" argument must be of type string or an instance of Buffer or Uint8Array. Received ${data === null ? "null" : typeof data}`);
-}
-
-// The readable half Node's streams give sockets and HTTP messages. Object mode and read(n) sizes
-// are left out. `node:http` reaches it as `Object.getPrototypeOf(Socket)`, like Node's Duplex.
-class Readable extends EventEmitter {
-  constructor() {
-    super();
-    this._rs = { buffer: [], length: 0, flowing: null, ended: false, endEmitted: false, scheduled: false, decoder: null, encoding: null, wake: null };
-    this.readable = true;
-    this.readableEnded = false;
-    this.destroyed = false;
-  }
-  get readableFlowing() { return this._rs.flowing; }
-  get readableLength() { return this._rs.length; }
-  get readableEncoding() { return this._rs.encoding; }
-  get readableHighWaterMark() { return kHighWaterMark; }
-
-  /** Queues a chunk (null: end of data); false once the consumer lags behind. */
-  push(chunk) {
-    const rs = this._rs;
-    if (chunk === null) rs.ended = true;
-    else if (chunk.length) { rs.buffer.push(chunk); rs.length += chunk.length; }
-    this._schedule();
-    return rs.length < kHighWaterMark;
-  }
-  unshift(chunk) {
-    const bytes = Buffer.from(toBytes(chunk));
-    this._rs.buffer.unshift(bytes);
-    this._rs.length += bytes.length;
-  }
-  _schedule() {
-    if (this._rs.scheduled) return;
-    this._rs.scheduled = true;
-    nextTick(() => { this._rs.scheduled = false; this._flow(); });
-  }
-  _decode(chunk) {
-    const rs = this._rs;
-    if (rs.decoder) return rs.decoder.decode(chunk, { stream: true });
-    return rs.encoding ? chunk.toString(rs.encoding) : chunk;
-  }
-  _flow() {
-    const rs = this._rs;
-    if (this.destroyed) return;
-    if (rs.flowing === false && rs.length && this.listenerCount("readable")) this.emit("readable");
-    while (rs.flowing && rs.buffer.length && !this.destroyed) {
-      const chunk = rs.buffer.shift();
-      rs.length -= chunk.length;
-      this.emit("data", this._decode(chunk));
-    }
-    if (rs.length < kHighWaterMark && rs.wake) { const wake = rs.wake; rs.wake = null; wake(); }
-    // 'end' waits for a consumer, except on sockets, which Node reads with read(0) at EOF.
-    if (rs.ended && !rs.buffer.length && !rs.endEmitted && (rs.flowing || this.listenerCount("readable") || this instanceof Socket)) {
-      if (rs.flowing === false) this.emit("readable");
-      rs.endEmitted = true;
-      this.readable = false;
-      this.readableEnded = true;
-      this.emit("end");
-      this._onEnd?.();
-    }
-  }
-  on(type, listener) {
-    super.on(type, listener);
-    if (type === "data" && this._rs.flowing !== false) this.resume();
-    if (type === "readable") { this._rs.flowing = false; this._schedule(); }
-    return this;
-  }
-  addListener(type, listener) { return this.on(type, listener); }
-  read() {
-    const rs = this._rs;
-    if (!rs.buffer.length) { if (rs.ended) this._schedule(); return null; }
-    const all = rs.buffer.length === 1 ? rs.buffer[0] : Buffer.concat(rs.buffer);
-    rs.buffer = [];
-    rs.length = 0;
-    this._schedule();
-    return this._decode(all);
-  }
-  pause() {
-    if (this._rs.flowing !== false) { this._rs.flowing = false; this.emit("pause"); }
-    return this;
-  }
-  resume() {
-    if (!this._rs.flowing) { this._rs.flowing = true; this.emit("resume"); }
-    this._schedule();
-    return this;
-  }
-  isPaused() { return this._rs.flowing === false; }
-  setEncoding(encoding) {
-    const enc = String(encoding ?? "utf8").toLowerCase();
-    this._rs.encoding = enc;
-    this._rs.decoder = enc === "utf8" || enc === "utf-8" ? new TextDecoder("utf-8") : null;
-    return this;
-  }
-  pipe(dest, { end = true } = {}) {
-    this.on("data", (chunk) => { if (dest.write(chunk) === false) this.pause(); });
-    dest.on?.("drain", () => this.resume());
-    if (end) this.once("end", () => dest.end());
-    dest.emit?.("pipe", this);
-    return dest;
-  }
-  unpipe() { this.removeAllListeners("data"); return this; }
-  async *[Symbol.asyncIterator]() {
-    const queue = [];
-    let state = null;
-    let wake = () => {};
-    const onData = (chunk) => { queue.push(chunk); wake(); };
-    const onEnd = () => { state ??= { done: true }; wake(); };
-    const onError = (error) => { state ??= { error }; wake(); };
-    this.on("data", onData).on("end", onEnd).on("error", onError).on("close", onEnd);
-    try {
-      for (;;) {
-        if (queue.length) { yield queue.shift(); continue; }
-        if (state?.error) throw state.error;
-        if (state) return;
-        await new Promise((resolve) => (wake = resolve));
-      }
-    } finally {
-      this.removeListener("data", onData).removeListener("end", onEnd).removeListener("error", onError).removeListener("close", onEnd);
-      if (!this.readableEnded) this.destroy();
-    }
-  }
-}
-
-export class Socket extends Readable {
+// A TCP or unix-socket connection: a node:stream Duplex over a stream resource (or, for
+// node:tls's TLSSocket, a TLS session's), reading while its consumer keeps up, as Node's does.
+export class Socket extends Duplex {
   constructor(options = {}) {
-    super();
     if (options.fd !== undefined || options.handle) unsupported("node:net.Socket({ fd, handle })")();
-    this.allowHalfOpen = Boolean(options.allowHalfOpen);
+    // As Node's: no half-open sockets unless asked, 'close' (with hadError) emitted by the socket
+    // once its descriptor is closed, strings written as they are.
+    super({ ...options, allowHalfOpen: Boolean(options.allowHalfOpen), emitClose: false, autoDestroy: true, decodeStrings: false });
     this.connecting = false;
     this.pending = true;
     this.bytesRead = 0;
     this.bytesWritten = 0;
-    this.writable = true;
-    this.writableLength = 0;
-    this.writableEnded = false;
-    this.writableFinished = false;
-    this.writableNeedDrain = false;
     this._rid = null;
     this._info = {};
     this._ready = new Promise((resolve) => (this._markReady = resolve));
-    this._writes = this._ready;
+    this._reading = null; // the pending read (or TLS handshake) that 'close' waits for
+    this._pumping = false;
     this._timeout = 0;
     this._timer = null;
   }
@@ -194,11 +62,11 @@ export class Socket extends Readable {
   get localFamily() { return this._info.family || undefined; }
   get readyState() {
     if (this.connecting) return "opening";
-    if (this.destroyed || (this.readableEnded && this.writableEnded)) return "closed";
-    if (this.readableEnded) return "writeOnly";
-    return this.writableEnded ? "readOnly" : "open";
+    if (this.readable && this.writable) return "open";
+    if (this.readable && !this.writable) return "readOnly";
+    if (!this.readable && this.writable) return "writeOnly";
+    return "closed";
   }
-  get writableHighWaterMark() { return kHighWaterMark; }
   address() {
     return this._info.family ? { address: this._info.localAddress, family: this._info.family, port: this._info.localPort } : {};
   }
@@ -223,12 +91,7 @@ export class Socket extends Readable {
     return this;
   }
 
-  // The stream ops; node:tls's TLSSocket reads and writes its own streams through these.
-  _opRead(rid) { return ops.op_net_read(rid); }
-  _opWrite(rid, bytes) { return ops.op_net_write(rid, bytes); }
-  _opShutdown(rid) { return ops.op_net_shutdown(rid); }
-
-  /** Binds this socket to an open stream resource and starts reading. */
+  /** Binds this socket to an open stream resource and starts reading (unless paused). */
   _attach(info) {
     this._rid = info.rid;
     this._info = info;
@@ -236,106 +99,75 @@ export class Socket extends Readable {
     this.pending = false;
     this._markReady();
     this._touch();
-    this._reading = this._readLoop();
+    if (!this.isPaused() || this._readWanted) this._pump();
   }
 
-  async _readLoop() {
+  _read() {
+    if (this.pending) this._readWanted = true; // reading starts once attached (_attach)
+    else this._pump();
+  }
+
+  /** Reads chunks into the stream until it is full (push() says so), ended or destroyed. */
+  _pump() {
+    if (this._pumping || this.destroyed) return;
+    this._pumping = true;
     const rid = this._rid;
-    try {
-      while (!this.destroyed) {
-        // Stop reading while nobody consumes what is buffered.
-        if (this._rs.length >= kHighWaterMark) { await new Promise((resolve) => (this._rs.wake = resolve)); continue; }
-        const chunk = await this._opRead(rid);
-        if (this.destroyed) return;
-        if (!chunk.byteLength) break;
-        this.bytesRead += chunk.byteLength;
-        this._touch();
-        this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    this._reading = (async () => {
+      try {
+        for (;;) {
+          const chunk = await ops.op_net_read(rid);
+          if (this.destroyed) return;
+          if (!chunk.byteLength) {
+            this._pumping = false;
+            this.push(null);
+            this.read(0); // 'end' even when nobody reads, once the buffer is empty (Node's onStreamRead)
+            return;
+          }
+          this.bytesRead += chunk.byteLength;
+          this._touch();
+          if (!this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))) return;
+        }
+      } catch (e) {
+        if (!this.destroyed) this.destroy(netError(e));
+      } finally {
+        this._pumping = false;
       }
-    } catch (e) {
-      if (!this.destroyed) this.destroy(netError(e));
-      return;
-    }
-    if (!this.destroyed) this.push(null);
+    })();
   }
 
-  // After 'end': without allowHalfOpen our side ends too (Node's default).
-  _onEnd() {
-    if (!this.allowHalfOpen && !this.writableEnded) this.end();
-    this._maybeClose();
-  }
-  _maybeClose() {
-    if (this.readableEnded && this.writableFinished) this.destroy();
-  }
-
-  /** Runs `fn(rid)` after the writes queued before it; a failure destroys the socket. */
-  _queue(fn) {
-    this._writes = this._writes.then(() => (this.destroyed ? undefined : fn(this._rid))).catch((e) => {
-      if (!this.destroyed) this.destroy(netError(e));
-    });
-  }
-
-  write(data, encoding, cb) {
-    if (typeof encoding === "function") { cb = encoding; encoding = undefined; }
-    if (this.destroyed) {
-      // As in Node: only the callback hears about it; a destroyed stream emits no more errors.
-      const err = codeError(Error, "ERR_STREAM_DESTROYED", "Cannot call write after a stream was destroyed");
-      nextTick(() => cb?.(err));
-      return false;
-    }
-    if (this.writableEnded) {
-      const err = codeError(Error, "ERR_STREAM_WRITE_AFTER_END", "write after end");
-      nextTick(() => { cb?.(err); this.emit("error", err); });
-      return false;
-    }
-    const bytes = toBytes(data, encoding);
-    this.writableLength += bytes.length;
-    this._queue(async (rid) => {
-      if (bytes.length) await this._opWrite(rid, bytes);
-      this.writableLength -= bytes.length;
+  _write(chunk, encoding, cb) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk;
+    this._ready.then(async () => {
+      if (this.destroyed) return;
+      try {
+        if (bytes.length) await ops.op_net_write(this._rid, bytes);
+      } catch (e) {
+        cb(netError(e));
+        return;
+      }
       this.bytesWritten += bytes.length;
       this._touch();
-      cb?.(null);
-      if (this.writableNeedDrain && this.writableLength === 0) { this.writableNeedDrain = false; this.emit("drain"); }
+      cb();
     });
-    const ok = this.writableLength < kHighWaterMark;
-    if (!ok) this.writableNeedDrain = true;
-    return ok;
   }
 
-  end(data, encoding, cb) {
-    if (typeof data === "function") { cb = data; data = undefined; }
-    if (typeof encoding === "function") { cb = encoding; encoding = undefined; }
-    if (data !== undefined && data !== null) this.write(data, encoding);
-    if (this.writableEnded) { if (cb) nextTick(cb); return this; }
-    this.writableEnded = true;
-    this.writable = false;
-    this._queue(async (rid) => {
+  _final(cb) {
+    this._ready.then(async () => {
       // A peer that already went away makes shutdown fail; the socket is finished either way.
-      try { await this._opShutdown(rid); } catch {}
-      this.writableFinished = true;
-      this.emit("finish");
-      cb?.();
-      this._maybeClose();
+      if (!this.destroyed) try { await ops.op_net_shutdown(this._rid); } catch {}
+      cb();
     });
-    return this;
   }
 
-  destroy(err) {
-    if (this.destroyed) return this;
-    this.destroyed = true;
-    this.readable = this.writable = false;
+  _destroy(err, cb) {
     this.connecting = false;
     clearTimeout(this._timer);
     if (this._rid !== null) ops.op_net_close(this._rid);
-    this._rs.wake?.();
+    cb(err);
     // 'close' once the pending read has let go of the stream, so the descriptor is really closed.
-    (this._reading ?? Promise.resolve()).then(() => {
-      if (err) this.emit("error", err);
-      this.emit("close", Boolean(err));
-    });
-    return this;
+    Promise.resolve(this._reading).then(() => this.emit("close", Boolean(err)));
   }
+
   /** Ends the write side, then destroys the socket once everything is written. */
   destroySoon() {
     if (this.writable) this.end();
@@ -362,8 +194,6 @@ export class Socket extends Readable {
   // A plugin's event loop runs as long as the plugin is loaded; there is nothing to hold open.
   ref() { return this; }
   unref() { return this; }
-  cork() {}
-  uncork() {}
 }
 export const Stream = Socket;
 // For node:tls, whose TCP connections fail with net's errors.
@@ -455,12 +285,12 @@ export class Server extends EventEmitter {
       if (this._rid !== rid) { ops.op_net_close(info.rid); return; }
       const socket = new Socket({ allowHalfOpen: this.allowHalfOpen });
       socket.server = this;
+      if (this.pauseOnConnect) socket.pause();
       socket._attach(info);
       if (this.maxConnections !== undefined && this._connections.size >= this.maxConnections) {
         socket.destroy();
         continue;
       }
-      if (this.pauseOnConnect) socket.pause();
       this._connections.add(socket);
       socket.once("close", () => { this._connections.delete(socket); this._maybeEmitClose(); });
       // A throwing listener is the plugin's uncaught error; the server keeps accepting.

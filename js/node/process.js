@@ -1,5 +1,5 @@
 // `process` (global and `node:process`): the daemon's environment as the plugin inherits it.
-import { core, ops, unsupported, loadedBuiltin, lazyModule, BuiltinKind } from "paseo:internal/core";
+import { core, ops, unsupported, builtin, lazyModule, evaluatedModules, BuiltinKind } from "paseo:internal/core";
 
 const info = ops.op_process_info();
 
@@ -72,26 +72,24 @@ Object.assign(process, {
   kill: unsupported("process.kill"),
   getBuiltinModule(id) {
     const name = String(id).replace(/^node:/, "");
-    const face = loadedBuiltin(name);
+    const face = builtin(name);
     if (face !== undefined) return face;
-    switch (core.ops.op_node_builtin_kind(name)) {
-      case BuiltinKind.LAZY:
-        lazyModule(`node:${name}`);
-        return loadedBuiltin(name);
-      case BuiltinKind.IMPLEMENTED:
-        // The engine cannot load a module with imports synchronously; an import anywhere in
-        // the plugin loads it.
-        throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not loaded yet; import it in the plugin first (this host cannot load builtins synchronously)`);
-      case BuiltinKind.UNSUPPORTED:
-        throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not supported by the Paseo plugin host yet`);
-      default:
-        return undefined;
+    if (core.ops.op_node_builtin_kind(name) === BuiltinKind.UNSUPPORTED) {
+      throw new Error(`process.getBuiltinModule("${id}"): node:${name} is not supported by the Paseo plugin host yet`);
     }
+    return undefined;
   },
   stdout: { write: (s) => { console.log(String(s).replace(/\n$/, "")); return true; }, isTTY: false },
   stderr: { write: (s) => { console.error(String(s).replace(/\n$/, "")); return true; }, isTTY: false },
   features: {},
   config: { variables: {} },
+});
+
+// Node lists the builtins it has evaluated as "NativeModule <name>" (and its bindings).
+Object.defineProperty(process, "moduleLoadList", {
+  get: () => evaluatedModules().filter((url) => url.startsWith("node:")).map((url) => `NativeModule ${url.slice(5)}`),
+  enumerable: true,
+  configurable: true,
 });
 
 export default process;

@@ -1,7 +1,6 @@
 // node:sqlite — Node 22's synchronous SQLite API (`DatabaseSync`, `StatementSync`) on the
-// engine's ops (runtime/src/node/sqlite.rs). Evaluated on first use, so that
-// `process.getBuiltinModule("node:sqlite")` works as in Node; it may import only modules without
-// imports (engine/host_js.rs `LAZY`).
+// engine's ops (runtime/src/node/sqlite.rs), evaluated on first use (import, require or
+// `process.getBuiltinModule("node:sqlite")`, as in Node).
 import { ops } from "paseo:internal/core";
 
 const nodeError = (Base, code, message) => Object.assign(new Base(message), { code });

@@ -12,15 +12,11 @@
 import { ops, unsupported } from "paseo:internal/core";
 import { Buffer } from "node:buffer";
 import * as net from "node:net";
+import { nodeError as codeError } from "./internal_errors.js";
 
 const netError = net.Socket[Symbol.for("paseo.net.error")];
 const nextTick = (fn, ...args) => queueMicrotask(() => fn(...args));
 
-function codeError(Ctor, code, message) {
-  const err = new Ctor(message);
-  err.code = code;
-  return err;
-}
 
 function describe(value) {
   if (value === null || value === undefined) return String(value);
@@ -351,10 +347,6 @@ export class TLSSocket extends net.Socket {
     else if (socket) this._startClient({ rejectUnauthorized: true, checkServerIdentity, ...options, socket });
   }
 
-  _opRead(rid) { return ops.op_tls_read(rid); }
-  _opWrite(rid, data) { return ops.op_tls_write(rid, data); }
-  _opShutdown(rid) { return ops.op_tls_shutdown(rid); }
-
   /** Runs a client handshake; `options` are tls.connect's, already normalized. */
   _startClient(options) {
     const ownContext = !options.secureContext;
@@ -501,12 +493,12 @@ export class TLSSocket extends net.Socket {
     const endInput = () => {
       if (ended) return;
       ended = true;
-      writing = writing.then(() => ops.op_tls_shutdown(pipe)).catch(() => {});
+      writing = writing.then(() => ops.op_net_shutdown(pipe)).catch(() => {});
     };
     raw.on("data", (chunk) => {
       const data = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       raw.pause?.();
-      writing = writing.then(() => ops.op_tls_write(pipe, data)).then(() => raw.resume?.(), () => {});
+      writing = writing.then(() => ops.op_net_write(pipe, data)).then(() => raw.resume?.(), () => {});
     });
     raw.on("end", endInput);
     raw.on("close", endInput);
@@ -515,7 +507,7 @@ export class TLSSocket extends net.Socket {
     (async () => {
       try {
         for (;;) {
-          const chunk = await ops.op_tls_read(pipe);
+          const chunk = await ops.op_net_read(pipe);
           if (!chunk.byteLength || raw.destroyed) break;
           if (raw.write(bytes(chunk)) === false) {
             await new Promise((resolve) => { raw.once("drain", resolve); raw.once("close", resolve); });

@@ -4,7 +4,7 @@
 import { ops } from "paseo:internal/core";
 import { Buffer } from "node:buffer";
 import { Transform } from "node:stream";
-import { received } from "paseo:internal/node/internal_errors";
+import { received } from "./internal_errors.js";
 
 export const constants = Object.freeze({
   Z_NO_FLUSH: 0, Z_PARTIAL_FLUSH: 1, Z_SYNC_FLUSH: 2, Z_FULL_FLUSH: 3, Z_FINISH: 4, Z_BLOCK: 5,

@@ -1,7 +1,6 @@
 // CommonJS: `require` for CommonJS files in a plugin's node_modules (and `createRequire`).
-// Builtins, host modules and ES modules are required through the engine's synchronous import.
-import { ops, loadedBuiltin } from "paseo:internal/core";
-import "paseo:internal/builtins";
+// Builtins are loaded on first use (core.js `builtin`); ES modules cannot be required.
+import { ops, builtin } from "paseo:internal/core";
 
 const cache = new Map();
 
@@ -15,7 +14,7 @@ export function makeRequire(filename) {
     const resolved = ops.op_cjs_resolve(String(specifier), filename);
     if (resolved.kind === "commonjs" || resolved.kind === "json") return requireFile(resolved.path);
     if (resolved.kind === "builtin") {
-      const face = loadedBuiltin(resolved.url);
+      const face = builtin(resolved.url);
       if (face !== undefined) return face;
       throw new Error(`Node built-in module ${resolved.url} is not supported by the Paseo plugin host yet`);
     }

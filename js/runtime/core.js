@@ -10,29 +10,40 @@ export function unsupported(member) {
   };
 }
 
-// Builtins register their namespace when they finish evaluating (the loader appends the call),
-// so synchronous lookups (`require`, `process.getBuiltinModule`) find every builtin loaded so far.
+// Every host module appends a call to this when it finishes evaluating (host_js.rs
+// `module_code`): `process.moduleLoadList` lists the builtins among them, as Node does.
+const evaluated = [];
+export function noteEvaluated(url) {
+  evaluated.push(url);
+}
+/** The host modules evaluated so far, by URL, in order. */
+export const evaluatedModules = () => evaluated.slice();
+
+// The builtins loaded so far, by bare name (a cache in front of `lazyModule`).
 const loaded = new Map();
-export function registerBuiltin(name, namespace) {
-  loaded.set(name, namespace);
-}
-/** A loaded builtin's CommonJS face (its default export, as `require` gives it), or undefined. */
-export function loadedBuiltin(name) {
-  const ns = loaded.get(String(name).replace(/^node:/, ""));
-  return ns && ("default" in ns ? ns.default : ns);
-}
 
 /** What `op_node_builtin_kind` answers for a name (runtime/src/node/mod.rs). */
-export const BuiltinKind = Object.freeze({ NONE: 0, UNSUPPORTED: 1, IMPLEMENTED: 2, LAZY: 3 });
+export const BuiltinKind = Object.freeze({ NONE: 0, UNSUPPORTED: 1, IMPLEMENTED: 2 });
 
 /**
- * A host module evaluated on first use (the engine's lazily loaded ESM, see host_js.rs `LAZY`):
- * its namespace, loaded synchronously. Builtins are registered here, as they cannot register
- * themselves.
+ * A host module evaluated on first use (the engine's lazily loaded ESM, see host_js.rs
+ * `is_lazy`): its namespace, loaded synchronously, or the one an `import` loaded already.
  */
 export function lazyModule(specifier) {
-  const namespace = core.createLazyLoader(specifier)();
-  if (specifier.startsWith("node:")) registerBuiltin(specifier.slice(5), namespace);
-  return namespace;
+  return core.createLazyLoader(specifier)();
 }
 
+/**
+ * A builtin's CommonJS face (its default export, as `require` gives it), loaded on first use;
+ * undefined when this host does not implement `name` (bare or with `node:`).
+ */
+export function builtin(name) {
+  const bare = String(name).replace(/^node:/, "");
+  let ns = loaded.get(bare);
+  if (ns === undefined) {
+    if (ops.op_node_builtin_kind(bare) !== BuiltinKind.IMPLEMENTED) return undefined;
+    ns = lazyModule(`node:${bare}`);
+    loaded.set(bare, ns);
+  }
+  return "default" in ns ? ns.default : ns;
+}

@@ -1,7 +1,6 @@
 // The forge service methods Paseo's daemon may call, in Paseo's order, and which of them a
 // forge provider may leave out: shared by `@getpaseo/plugin/server` (PLUGIN_FORGE_SERVICE_METHODS)
-// and the host's registration checks (providers.js), which both load it with `lazyModule`
-// (host_js.rs `LAZY`): a lazy module can only import modules loaded already.
+// and the host's registration checks (providers.js), which both load it on first use.
 export const FORGE_SERVICE_METHODS = Object.freeze([
   "listPullRequests", "listIssues", "getPullRequest", "getPullRequestHeadRef",
   "getPullRequestCheckoutTarget", "defaultCheckoutRefs", "buildPrLocalBranchName",

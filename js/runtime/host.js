@@ -5,7 +5,7 @@ import { ops, lazyModule } from "paseo:internal/core";
 import { TOOL } from "paseo:internal/tools";
 
 // `context.paseo` (paseo.js) and settings (settings.js) are evaluated the first time a plugin
-// reaches them (host_js.rs `LAZY`): many plugins use neither.
+// reaches them (host_js.rs `is_lazy`): many plugins use neither.
 let sdkModule = null;
 const sdk = () => (sdkModule ??= lazyModule("paseo:internal/paseo"));
 let paseoApi = null;

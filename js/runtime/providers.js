@@ -5,7 +5,7 @@
 // (host.js `HANDLERS`); the events of a provider connection leave through op_host_stream, in
 // the order the plugin emits them, and the host validates them against the protocol
 // (runtime/src/providers/protocol.json).
-// Evaluated the first time a plugin registers something it provides (host_js.rs `LAZY`).
+// Evaluated the first time a plugin registers something it provides (host_js.rs `is_lazy`).
 import { ops, lazyModule } from "paseo:internal/core";
 
 const { FORGE_SERVICE_METHODS: FORGE_METHODS, OPTIONAL_FORGE_SERVICE_METHODS } = lazyModule("paseo:internal/forge");

@@ -1,7 +1,5 @@
 // WHATWG URL parsed in Rust by the `url` crate (op_url_parse); URLSearchParams in JS.
-// No imports: web/fetch, evaluated on first use, imports this module, and QuickJS resolves the
-// imports of a late module's dependencies again (see host_js.rs `LAZY`). Bootstrap evaluates
-// this module while `Deno` is still visible.
+// Bootstrap evaluates this module while `Deno` is still visible.
 const { ops } = globalThis.Deno.core;
 
 function parse(input, base) {

@@ -2,7 +2,8 @@
 //! (`paseo:internal/*`), host modules (`paseo:plugin*`) and `node:` builtins. Modules are loaded
 //! only when something imports them.
 
-use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 macro_rules! js {
     ($path:literal) => {
@@ -17,7 +18,6 @@ const SOURCES: &[(&str, &str)] = &[
     ("paseo:internal/console", js!("runtime/console.js")),
     ("paseo:internal/timers", js!("runtime/timers.js")),
     ("paseo:internal/cjs", js!("runtime/cjs.js")),
-    ("paseo:internal/builtins", js!("runtime/builtins.js")),
     ("paseo:internal/tools", js!("runtime/tools.js")),
     ("paseo:internal/paseo", js!("runtime/paseo.js")),
     ("paseo:internal/settings", js!("runtime/settings.js")),
@@ -43,6 +43,78 @@ const SOURCES: &[(&str, &str)] = &[
         "paseo:internal/node/internal_errors",
         js!("node/internal_errors.js"),
     ),
+    (
+        "paseo:internal/node/internal/validators",
+        js!("node/internal/validators.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/add-abort-signal",
+        js!("node/internal/streams/add-abort-signal.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/compose",
+        js!("node/internal/streams/compose.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/destroy",
+        js!("node/internal/streams/destroy.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/duplex",
+        js!("node/internal/streams/duplex.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/duplexify",
+        js!("node/internal/streams/duplexify.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/duplexpair",
+        js!("node/internal/streams/duplexpair.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/end-of-stream",
+        js!("node/internal/streams/end-of-stream.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/from",
+        js!("node/internal/streams/from.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/legacy",
+        js!("node/internal/streams/legacy.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/operators",
+        js!("node/internal/streams/operators.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/passthrough",
+        js!("node/internal/streams/passthrough.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/pipeline",
+        js!("node/internal/streams/pipeline.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/readable",
+        js!("node/internal/streams/readable.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/state",
+        js!("node/internal/streams/state.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/transform",
+        js!("node/internal/streams/transform.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/utils",
+        js!("node/internal/streams/utils.js"),
+    ),
+    (
+        "paseo:internal/node/internal/streams/writable",
+        js!("node/internal/streams/writable.js"),
+    ),
     ("node:path", js!("node/path.js")),
     ("node:path/posix", js!("node/path.js")),
     ("node:util", js!("node/util.js")),
@@ -50,6 +122,8 @@ const SOURCES: &[(&str, &str)] = &[
     ("node:buffer", js!("node/buffer.js")),
     ("node:fs", js!("node/fs.js")),
     ("node:fs/promises", js!("node/fs_promises.js")),
+    ("paseo:internal/node/fs_streams", js!("node/fs_streams.js")),
+    ("paseo:internal/node/fs_watch", js!("node/fs_watch.js")),
     ("node:os", js!("node/os.js")),
     ("node:process", js!("node/process.js")),
     ("node:url", js!("node/url.js")),
@@ -76,33 +150,53 @@ const SOURCES: &[(&str, &str)] = &[
     ("node:zlib", js!("node/zlib.js")),
 ];
 
-pub fn source(url: &str) -> Option<Cow<'static, str>> {
-    if let Some((_, code)) = SOURCES.iter().find(|(u, _)| *u == url) {
-        return Some(Cow::Borrowed(code));
+/// A host module's code as the engine evaluates it: its source, then (for every module but the
+/// engine's primitives) a note that it finished evaluating, which `process.moduleLoadList`
+/// reports. Made once per process.
+pub fn module_code(url: &str) -> Option<&'static str> {
+    static CODE: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+    let code = CODE.get_or_init(|| {
+        SOURCES
+            .iter()
+            .map(|&(url, code)| {
+                let code: &'static str = if url == "paseo:internal/core" {
+                    code
+                } else {
+                    Box::leak(
+                        format!(
+                            "{code}\n;import {{ noteEvaluated as __paseoNote }} from \"paseo:internal/core\";\n\
+                             __paseoNote({url:?});\n"
+                        )
+                        .into_boxed_str(),
+                    )
+                };
+                (url, code)
+            })
+            .collect()
+    });
+    if let Some(code) = code.get(url) {
+        return Some(code);
     }
-    if url.starts_with("paseo:client-stub/") {
-        return Some(Cow::Borrowed("export default {};\n"));
-    }
-    None
+    url.starts_with("paseo:client-stub/")
+        .then_some("export default {};\n")
 }
 
-/// Host modules a plugin often never uses, evaluated only when first reached: `node:events`
-/// (behind `process.on`, see js/node/process.js), `node:util` (behind `console`), `node:buffer`
-/// (the `Buffer` global), web/events (`Event`, `AbortController`, …), web/encoding
-/// (`TextEncoder`, `atob`, …), web/fetch (`fetch`, `Request`, `Response`, …), and the host's
-/// `context.paseo` and settings. Registered with deno_core as lazily loaded ESM under their own
-/// specifiers, so an `import` of the same specifier by plugin code gets the same module,
-/// whichever comes first.
-/// They must have no imports (and so do not register themselves: `lazyModule` in
-/// js/runtime/core.js and builtins.js do), and the modules they import must have none either:
-/// under QuickJS, linking a module resolves its already-linked dependencies' imports again,
-/// which deno_core's debug builds reject for modules loaded this way. web/fetch's own imports are
-/// never resolved again, since nothing imports web/fetch (nor paseo.js or settings.js).
-pub const LAZY: &[&str] = &[
-    "node:sqlite",
-    "node:events",
-    "node:util",
-    "node:buffer",
+/// Whether a host module is evaluated on first use, and so can be loaded synchronously from JS
+/// (`lazyModule` in js/runtime/core.js: `require`, `process.getBuiltinModule`, the globals
+/// bootstrap defines lazily, `context.paseo`): every `node:` builtin, and the internal modules
+/// behind lazy globals and host features many plugins never use. They are registered with
+/// deno_core as lazily loaded ESM under their own specifiers, so an `import` of the same
+/// specifier by plugin code gets the same module, whichever comes first. A lazy module may
+/// import other lazy modules and the modules bootstrap loads (js/runtime/bootstrap.js); nothing
+/// else is loaded yet when it may be evaluated.
+pub fn is_lazy(url: &str) -> bool {
+    url.starts_with("node:")
+        || url.starts_with("paseo:internal/node/")
+        || LAZY_INTERNAL.contains(&url)
+}
+
+const LAZY_INTERNAL: &[&str] = &[
+    "paseo:internal/cjs",
     "paseo:internal/web/events",
     "paseo:internal/web/encoding",
     "paseo:internal/web/fetch",
@@ -112,33 +206,23 @@ pub const LAZY: &[&str] = &[
     "paseo:internal/forge",
 ];
 
-/// A host module's code as it is evaluated: each `node:` builtin but the `LAZY` ones registers
-/// its namespace once evaluated (a module may import itself), for synchronous lookups
-/// (`require`, `process.getBuiltinModule`).
-pub fn module_code(url: &str) -> Option<Cow<'static, str>> {
-    let code = source(url)?;
-    Some(
-        match url.strip_prefix("node:").filter(|_| !LAZY.contains(&url)) {
-            Some(name) => Cow::Owned(format!(
-                "{code}\n;import * as __paseoSelf from \"{url}\";\n\
-             import {{ registerBuiltin as __paseoRegister }} from \"paseo:internal/core\";\n\
-             __paseoRegister({name:?}, __paseoSelf);\n"
-            )),
-            None => code,
-        },
-    )
-}
-
+/// The lazily loaded modules, as one extension each isolate registers. The (ASCII-escaped)
+/// sources are made once per process and shared.
 pub fn lazy_extension() -> deno_core::Extension {
-    let files: Vec<deno_core::ExtensionFileSource> = LAZY
+    static FILES: OnceLock<Vec<(&'static str, Arc<str>)>> = OnceLock::new();
+    let files = FILES.get_or_init(|| {
+        SOURCES
+            .iter()
+            .filter(|(url, _)| is_lazy(url))
+            .map(|&(url, _)| {
+                let code = module_code(url).expect("lazy host module is embedded");
+                (url, Arc::from(ascii_escaped(code)))
+            })
+            .collect()
+    });
+    let files: Vec<deno_core::ExtensionFileSource> = files
         .iter()
-        .map(|url| {
-            let code = module_code(url).expect("lazy host module is embedded");
-            deno_core::ExtensionFileSource::new_computed(
-                url,
-                std::sync::Arc::from(ascii_escaped(&code)),
-            )
-        })
+        .map(|(url, code)| deno_core::ExtensionFileSource::new_computed(url, code.clone()))
         .collect();
     deno_core::Extension {
         name: "paseo_lazy",

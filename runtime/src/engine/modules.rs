@@ -235,10 +235,8 @@ impl PluginModuleLoader {
         referrer: &str,
         esm: bool,
     ) -> Result<ModuleSpecifier, String> {
-        // Builtins share helpers as `./<name>.js` files in js/node/ (a path Node resolves too).
-        if let (Some(file), true) = (specifier.strip_prefix("./"), referrer.starts_with("node:")) {
-            let name = file.strip_suffix(".js").unwrap_or(file);
-            return Ok(ModuleSpecifier::parse(&format!("paseo:internal/node/{name}")).unwrap());
+        if let Some(url) = node_relative(specifier, referrer) {
+            return ModuleSpecifier::parse(&url).map_err(|e| e.to_string());
         }
         let bare = specifier.strip_prefix("node:");
         if let Some(name) = bare.or(Some(specifier)).filter(|n| is_node_builtin(n)) {
@@ -531,6 +529,39 @@ impl PluginModuleLoader {
     }
 }
 
+/// Builtins share helpers as relative files under js/node/ (`./internal_errors.js`,
+/// `./internal/streams/readable.js`, `../validators.js`: paths Node resolves too, so the
+/// Node-comparison scripts load the same files), served as `paseo:internal/node/<path>`.
+/// `None` for anything else, or a path that leaves js/node/.
+fn node_relative(specifier: &str, referrer: &str) -> Option<String> {
+    if !(specifier.starts_with("./") || specifier.starts_with("../")) {
+        return None;
+    }
+    let dir: Vec<&str> = if referrer.starts_with("node:") {
+        Vec::new()
+    } else {
+        let path = referrer.strip_prefix("paseo:internal/node/")?;
+        let mut parts: Vec<&str> = path.split('/').collect();
+        parts.pop();
+        parts
+    };
+    let mut path = dir;
+    for part in specifier.split('/') {
+        match part {
+            "." => {}
+            ".." => {
+                path.pop()?;
+            }
+            part => path.push(part),
+        }
+    }
+    let path = path.join("/");
+    Some(format!(
+        "paseo:internal/node/{}",
+        path.strip_suffix(".js").unwrap_or(&path)
+    ))
+}
+
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_' || c == '$')
@@ -608,13 +639,7 @@ impl ModuleLoader for PluginModuleLoader {
                 Ok(ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code.into()), specifier, None))
             }
             "node" | "paseo" => host_js::module_code(specifier.as_str())
-                .map(|code| {
-                    let code = match code {
-                        Cow::Borrowed(s) => deno_core::FastString::from_static(s),
-                        Cow::Owned(s) => s.into(),
-                    };
-                    ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code), specifier, None)
-                })
+                .map(|code| ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(deno_core::FastString::from_static(code)), specifier, None))
                 .ok_or_else(|| match specifier.scheme() {
                     "node" => format!(
                         "Node built-in module {specifier} is not supported by the Paseo plugin host yet"

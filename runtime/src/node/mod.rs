@@ -5,6 +5,7 @@ pub mod child_process;
 pub mod crypto;
 pub mod fetch;
 mod fs;
+mod fs_watch;
 pub mod net;
 mod sqlite;
 mod tls;
@@ -308,18 +309,13 @@ fn op_node_builtins() -> Vec<&'static str> {
     crate::engine::modules::NODE_BUILTINS.to_vec()
 }
 
-/// What `name` is to `process.getBuiltinModule`: 0 not a Node builtin, 1 a builtin this host
-/// lacks, 2 implemented, 3 implemented and evaluated on first use (host_js.rs `LAZY`), which
-/// can be loaded synchronously (js/runtime/core.js `BuiltinKind`).
+/// What `name` is to `require` and `process.getBuiltinModule`: 0 not a Node builtin, 1 a
+/// builtin this host lacks, 2 implemented, and so loadable synchronously on first use
+/// (js/runtime/core.js `BuiltinKind`).
 #[op2(fast)]
 fn op_node_builtin_kind(#[string] name: &str) -> u32 {
-    use crate::engine::{host_js, modules};
-    if host_js::LAZY
-        .iter()
-        .any(|url| url.strip_prefix("node:") == Some(name))
-    {
-        3
-    } else if modules::NODE_BUILTINS.contains(&name) {
+    use crate::engine::modules;
+    if modules::NODE_BUILTINS.contains(&name) {
         2
     } else if modules::is_node_builtin(name) {
         1
@@ -344,6 +340,8 @@ pub fn extensions() -> Vec<deno_core::Extension> {
         sqlite::paseo_sqlite::init(),
         zlib::paseo_zlib::init(),
         tls::paseo_tls::init(),
+        fs::paseo_fs_files::init(),
+        fs_watch::paseo_fs_watch::init(),
     ]
 }
 

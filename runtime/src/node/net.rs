@@ -325,7 +325,11 @@ pub async fn op_net_connect_unix(
     Ok(add_unix(&state, stream, String::new()))
 }
 
-/// The next chunk (up to 64 KiB); empty at end of stream.
+// The stream ops, for every stream resource: TCP and unix sockets, TLS sessions (tls.rs) and
+// the in-memory pipes a TLS session runs over.
+
+/// The next chunk (up to 64 KiB); empty at end of stream. A TLS peer that closes without
+/// close_notify (as many HTTPS servers do) ends the stream too, as under Node.
 #[op2]
 #[buffer]
 pub async fn op_net_read(
@@ -336,15 +340,16 @@ pub async fn op_net_read(
     let mut rd = RcRef::map(&resource, |r| &r.rd).borrow_mut().await;
     let cancel = RcRef::map(&resource, |r| &r.cancel);
     let mut buf = vec![0; 64 * 1024];
-    let n = rd
-        .read(&mut buf)
-        .try_or_cancel(cancel)
-        .await
-        .map_err(|e| sys_error("read", &e, ""))?;
+    let n = match rd.read(&mut buf).try_or_cancel(cancel).await {
+        Ok(n) => n,
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => 0,
+        Err(e) => return Err(stream_error("read", &e)),
+    };
     buf.truncate(n);
     Ok(buf)
 }
 
+/// Writes all of `data` (and flushes it out of a TLS session's buffers).
 #[op2]
 pub async fn op_net_write(
     state: Rc<RefCell<OpState>>,
@@ -354,13 +359,16 @@ pub async fn op_net_write(
     let resource = stream(&state, rid)?;
     let mut wr = RcRef::map(&resource, |r| &r.wr).borrow_mut().await;
     let cancel = RcRef::map(&resource, |r| &r.cancel);
-    wr.write_all(&data)
-        .try_or_cancel(cancel)
-        .await
-        .map_err(|e| sys_error("write", &e, ""))
+    async {
+        wr.write_all(&data).await?;
+        wr.flush().await
+    }
+    .try_or_cancel(cancel)
+    .await
+    .map_err(|e| stream_error("write", &e))
 }
 
-/// Half-closes the write side (sends FIN).
+/// Half-closes the write side: FIN on a socket; close_notify, then FIN, on a TLS session.
 #[op2]
 pub async fn op_net_shutdown(
     state: Rc<RefCell<OpState>>,
@@ -372,7 +380,20 @@ pub async fn op_net_shutdown(
     wr.shutdown()
         .try_or_cancel(cancel)
         .await
-        .map_err(|e| sys_error("shutdown", &e, ""))
+        .map_err(|e| stream_error("shutdown", &e))
+}
+
+/// A stream I/O error: the OS's code, or for failures the OS did not report (TLS's), `EPROTO`
+/// for a protocol error, `EPIPE` or `ECONNRESET`.
+fn stream_error(syscall: &str, e: &io::Error) -> JsErrorBox {
+    if e.raw_os_error().is_some() {
+        return sys_error(syscall, e, "");
+    }
+    match e.kind() {
+        io::ErrorKind::InvalidData => JsErrorBox::generic(format!("{syscall} EPROTO")),
+        io::ErrorKind::BrokenPipe => JsErrorBox::generic(format!("{syscall} EPIPE")),
+        _ => JsErrorBox::generic(format!("{syscall} ECONNRESET")),
+    }
 }
 
 /// Closes a listener or stream; its pending ops reject. Closing twice is harmless.

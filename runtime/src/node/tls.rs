@@ -38,7 +38,7 @@ use rustls::{
 };
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
 /// What a TLS session runs over.
@@ -78,7 +78,7 @@ impl Resource for PendingResource {
 
 // Established TLS streams (plaintext) and JS's ends of pipes (ciphertext) are net.rs's
 // `StreamResource`s; connections are described as net.rs describes them.
-use super::net::{add_duplex as add_stream, dns_error, stream, sys_error, tcp_conn, Conn};
+use super::net::{add_duplex as add_stream, dns_error, sys_error, tcp_conn, Conn};
 
 /// Opens the TCP connection a TLS session will run over.
 #[op2]
@@ -128,72 +128,6 @@ pub fn op_tls_pipe(state: &mut OpState) -> (ResourceId, ResourceId) {
         cancel: CancelHandle::new(),
     });
     (pending, add_stream(state, js_end))
-}
-
-/// The next chunk (up to 64 KiB); empty at end of stream. A peer that closes without TLS's
-/// close_notify (as many HTTPS servers do) ends the stream too, as under Node.
-#[op2]
-#[buffer]
-pub async fn op_tls_read(
-    state: Rc<RefCell<OpState>>,
-    #[smi] rid: ResourceId,
-) -> Result<Vec<u8>, JsErrorBox> {
-    let resource = stream(&state, rid)?;
-    let mut rd = RcRef::map(&resource, |r| &r.rd).borrow_mut().await;
-    let cancel = RcRef::map(&resource, |r| &r.cancel);
-    let mut buf = vec![0; 64 * 1024];
-    let n = match rd.read(&mut buf).try_or_cancel(cancel).await {
-        Ok(n) => n,
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => 0,
-        Err(e) => return Err(io_error("read", &e)),
-    };
-    buf.truncate(n);
-    Ok(buf)
-}
-
-#[op2]
-pub async fn op_tls_write(
-    state: Rc<RefCell<OpState>>,
-    #[smi] rid: ResourceId,
-    #[buffer(copy)] data: Vec<u8>,
-) -> Result<(), JsErrorBox> {
-    let resource = stream(&state, rid)?;
-    let mut wr = RcRef::map(&resource, |r| &r.wr).borrow_mut().await;
-    let cancel = RcRef::map(&resource, |r| &r.cancel);
-    async {
-        wr.write_all(&data).await?;
-        wr.flush().await
-    }
-    .try_or_cancel(cancel)
-    .await
-    .map_err(|e| io_error("write", &e))
-}
-
-/// Sends close_notify and half-closes the transport (or ends JS's side of a pipe).
-#[op2]
-pub async fn op_tls_shutdown(
-    state: Rc<RefCell<OpState>>,
-    #[smi] rid: ResourceId,
-) -> Result<(), JsErrorBox> {
-    let resource = stream(&state, rid)?;
-    let mut wr = RcRef::map(&resource, |r| &r.wr).borrow_mut().await;
-    let cancel = RcRef::map(&resource, |r| &r.cancel);
-    wr.shutdown()
-        .try_or_cancel(cancel)
-        .await
-        .map_err(|e| io_error("shutdown", &e))
-}
-
-/// An I/O error in net.rs's words; a TLS protocol failure is `EPROTO`.
-fn io_error(syscall: &str, e: &io::Error) -> JsErrorBox {
-    if e.raw_os_error().is_some() {
-        return sys_error(syscall, e, "");
-    }
-    match e.kind() {
-        io::ErrorKind::InvalidData => JsErrorBox::generic(format!("{syscall} EPROTO")),
-        io::ErrorKind::BrokenPipe => JsErrorBox::generic(format!("{syscall} EPIPE")),
-        _ => JsErrorBox::generic(format!("{syscall} ECONNRESET")),
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1552,9 +1486,6 @@ deno_core::extension!(
     ops = [
         op_tls_connect_tcp,
         op_tls_pipe,
-        op_tls_read,
-        op_tls_write,
-        op_tls_shutdown,
         op_tls_context,
         op_tls_root_certificates,
         op_tls_start_client,
