@@ -11,7 +11,7 @@ import { Readable, Writable, finished } from "node:stream";
 import { Buffer } from "node:buffer";
 import process from "node:process";
 import * as fs from "node:fs";
-import { nodeError, received } from "paseo:internal/node/internal_errors";
+import { nodeError, received } from "./internal_errors.js";
 
 const kIoDone = Symbol("kIoDone");
 const kIsPerformingIO = Symbol("kIsPerformingIO");

@@ -11,18 +11,10 @@ import { Buffer } from "node:buffer";
 import process from "node:process";
 import { resolve as resolvePath } from "node:path";
 import { Stats, toPath, statSync } from "node:fs";
-import { nodeError, received } from "paseo:internal/node/internal_errors";
+import { AbortError, nodeError, received } from "./internal_errors.js";
 
 const invalidArgType = (name, expected, value) =>
   nodeError(TypeError, "ERR_INVALID_ARG_TYPE", `The "${name}" argument must be ${expected}. Received ${received(value)}`);
-
-class AbortError extends Error {
-  constructor(message = "The operation was aborted", options = undefined) {
-    super(message, options);
-    this.code = "ABORT_ERR";
-    this.name = "AbortError";
-  }
-}
 
 // The error of a watch that could not start, with Node's keys in Node's order (uvException,
 // then `filename`).
