@@ -85,11 +85,17 @@ pub fn has_long_line(text: &str) -> bool {
     text.split('\n').any(|line| line.len() > LONG_LINE)
 }
 
-/// JavaScript with a line longer than [`LONG_LINE`] (minified code), re-emitted by deno_ast with
-/// one statement per line and a source map back to the original, cached by content hash.
-/// `None` when no line is that long, or when the code does not parse (QuickJS then reports the
-/// error on the original text).
+/// JavaScript with a line longer than [`LONG_LINE`] (minified code), cut into short lines, with
+/// a source map back to the original, cached by content hash. The code itself is unchanged but
+/// for line breaks after `;`, `,` and `{` tokens once a line reaches [`BREAK_AT`] bytes: no
+/// production restricts a line break after any of those, so the program means the same. The
+/// tokens come from a full parse, which tells regular expressions and templates from the rest;
+/// printing the parsed program again instead costs several times more to make, and makes code
+/// QuickJS takes longer to compile. `None` when no line is that long, or when the code does not
+/// parse (QuickJS then reports the error on the original text).
 pub fn reflow(specifier: &ModuleSpecifier, text: &str, commonjs: bool) -> Option<Transpiled> {
+    use deno_ast::swc::parser::token::Token;
+    use deno_ast::swc::sourcemap::SourceMapBuilder;
     if !has_long_line(text) {
         return None;
     }
@@ -105,34 +111,71 @@ pub fn reflow(specifier: &ModuleSpecifier, text: &str, commonjs: bool) -> Option
         } else {
             MediaType::Mjs
         },
-        capture_tokens: false,
+        capture_tokens: true,
         scope_analysis: false,
         maybe_syntax: None,
     })
     .ok()?;
-    let emitted = parsed
-        .transpile(
-            &deno_ast::TranspileOptions {
-                // Plain JavaScript: every import stays as written.
-                verbatim_module_syntax: true,
-                ..Default::default()
-            },
-            &deno_ast::TranspileModuleOptions { module_kind: None },
-            &deno_ast::EmitOptions {
-                source_map: SourceMapOption::Separate,
-                inline_sources: false,
-                ..Default::default()
-            },
-        )
-        .ok()?
-        .into_source();
+    let base = deno_ast::StartSourcePos::START_SOURCE_POS.as_byte_pos().0 as usize;
+    let tokens = parsed.tokens();
+    let mut cuts = Vec::new();
+    let mut line_start = 0;
+    for (i, t) in tokens.iter().enumerate() {
+        if t.had_line_break {
+            let lo = t.span.lo.0 as usize - base;
+            line_start = text[..lo].rfind('\n').map_or(0, |n| n + 1);
+        }
+        if !matches!(t.token, Token::Semi | Token::Comma | Token::LBrace) {
+            continue;
+        }
+        let hi = t.span.hi.0 as usize - base;
+        let next_on_this_line = tokens.get(i + 1).is_some_and(|n| !n.had_line_break);
+        if next_on_this_line && hi - line_start >= BREAK_AT {
+            cuts.push(hi);
+            line_start = hi;
+        }
+    }
+    // One mapping at the start of each line of the result: where that text stood.
+    let mut map = SourceMapBuilder::new(None);
+    let source = map.add_source(specifier.to_string().into());
+    let mut code = String::with_capacity(text.len() + cuts.len());
+    let (mut out_line, mut line, mut col, mut pos) = (0u32, 0u32, 0u32, 0usize);
+    map.add_raw(0, 0, 0, 0, Some(source), None, false);
+    for end in cuts.into_iter().chain([text.len()]) {
+        let piece = &text[pos..end];
+        for (at, c) in piece.char_indices() {
+            if c == '\n' {
+                line += 1;
+                col = 0;
+                out_line += 1;
+                if pos + at + 1 < text.len() {
+                    map.add_raw(out_line, 0, line, 0, Some(source), None, false);
+                }
+            } else {
+                col += c.len_utf16() as u32;
+            }
+        }
+        code.push_str(piece);
+        if end < text.len() {
+            code.push('\n');
+            out_line += 1;
+            map.add_raw(out_line, 0, line, col, Some(source), None, false);
+        }
+        pos = end;
+    }
+    let mut source_map = Vec::new();
+    map.into_sourcemap().to_writer(&mut source_map).ok()?;
     let out = Transpiled {
-        code: emitted.text.into(),
-        source_map: emitted.source_map.map(|m| Arc::from(m.into_bytes())),
+        code: code.into(),
+        source_map: Some(Arc::from(source_map)),
     };
     CACHE.lock().unwrap().insert(key, out.clone());
     Some(out)
 }
+
+/// Where [`reflow`] cuts a long line: short enough for QuickJS's column arithmetic to stay
+/// cheap, long enough to add few bytes.
+const BREAK_AT: usize = 160;
 
 /// Names a CommonJS module exports, as cjs-module-lexer would find them (for ESM named imports).
 pub fn cjs_exports(
@@ -158,5 +201,33 @@ pub fn cjs_exports(
             (analysis.exports, analysis.reexports)
         }
         Err(_) => (vec![], vec![]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reflow_cuts_long_lines_only_between_tokens() {
+        // Regular expressions, strings and templates hold `;`, `,` and `{` that are no tokens.
+        let unit = r#"var r=/[;,{]+/g,s="a;b,{c",t=`x;${1,2};y{`,o={k:[1,2,3]};f(r,s,t,o);"#;
+        let text = unit.repeat(200);
+        let url = ModuleSpecifier::parse("file:///reflow/test.js").unwrap();
+        let out = reflow(&url, &text, true).expect("a long line is reflowed");
+        assert_eq!(out.code.replace('\n', ""), text, "only line breaks are added");
+        assert!(out.code.lines().count() > 50);
+        assert!(out.code.lines().all(|l| l.len() < BREAK_AT + unit.len()));
+        for line in out.code.lines() {
+            assert!(!line.ends_with("/[;") && !line.ends_with("\"a;") && !line.ends_with("`x;"), "{line}");
+        }
+        let map = out.source_map.expect("a source map");
+        let map = deno_ast::swc::sourcemap::SourceMap::from_slice(&map).unwrap();
+        // The second line starts where the first cut was made, on the original's only line.
+        let first = out.code.lines().next().unwrap().len() as u32;
+        let token = map.lookup_token(1, 0).unwrap();
+        assert_eq!((token.get_src_line(), token.get_src_col()), (0, first));
+        // Short lines are left alone.
+        assert!(reflow(&url, "var a = 1;\nvar b = 2;\n", true).is_none());
     }
 }
