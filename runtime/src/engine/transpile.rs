@@ -99,23 +99,28 @@ pub fn reflow(specifier: &ModuleSpecifier, text: &str, commonjs: bool) -> Option
     if !has_long_line(text) {
         return None;
     }
+    // Taken (and so freed) whether or not it is used.
+    let stashed = LAST_PARSE.lock().unwrap().take();
     let key = (format!("reflow:{specifier}"), content_hash(text));
     if let Some(hit) = CACHE.lock().unwrap().get(&key) {
         return Some(hit.clone());
     }
-    let parsed = deno_ast::parse_program(ParseParams {
-        specifier: specifier.clone(),
-        text: text.into(),
-        media_type: if commonjs {
-            MediaType::Cjs
-        } else {
-            MediaType::Mjs
-        },
-        capture_tokens: true,
-        scope_analysis: false,
-        maybe_syntax: None,
-    })
-    .ok()?;
+    let parsed = match stashed {
+        Some((key, parsed)) if commonjs && key == parse_key(specifier, text) => parsed,
+        _ => deno_ast::parse_program(ParseParams {
+            specifier: specifier.clone(),
+            text: text.into(),
+            media_type: if commonjs {
+                MediaType::Cjs
+            } else {
+                MediaType::Mjs
+            },
+            capture_tokens: true,
+            scope_analysis: false,
+            maybe_syntax: None,
+        })
+        .ok()?,
+    };
     let base = deno_ast::StartSourcePos::START_SOURCE_POS.as_byte_pos().0 as usize;
     let tokens = parsed.tokens();
     let mut cuts = Vec::new();
@@ -188,20 +193,33 @@ pub fn cjs_exports(
         MediaType::TypeScript | MediaType::Cts | MediaType::Mts => MediaType::Cts,
         _ => MediaType::Cjs,
     };
+    // The analysis of a minified file parses it with tokens, for `reflow` to cut the same
+    // parse when `require` reads the file next.
+    let long = media_type == MediaType::Cjs && has_long_line(text);
     match deno_ast::parse_program(ParseParams {
         specifier: specifier.clone(),
         text: text.into(),
         media_type,
-        capture_tokens: false,
+        capture_tokens: long,
         scope_analysis: false,
         maybe_syntax: None,
     }) {
         Ok(parsed) => {
             let analysis = parsed.analyze_cjs();
+            if long {
+                *LAST_PARSE.lock().unwrap() = Some((parse_key(specifier, text), parsed));
+            }
             (analysis.exports, analysis.reexports)
         }
         Err(_) => (vec![], vec![]),
     }
+}
+
+/// The last minified CommonJS file `cjs_exports` parsed (with its tokens), for `reflow` to take.
+static LAST_PARSE: Mutex<Option<((String, u64), deno_ast::ParsedSource)>> = Mutex::new(None);
+
+fn parse_key(specifier: &ModuleSpecifier, text: &str) -> (String, u64) {
+    (specifier.to_string(), content_hash(text))
 }
 
 #[cfg(test)]
