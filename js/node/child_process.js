@@ -2,12 +2,10 @@
 // resources in Rust), and the *Sync forms over one blocking op. Errors, events and return
 // shapes follow Node's. `stdio: 'inherit'` copies output into the plugin's log (a plugin has
 // no terminal). Missing: fork and IPC (`stdio: 'ipc'`), streams or fds in `stdio`.
-import { ops, unsupported } from "paseo:internal/core";
+import { ops, unsupported, lazyModule } from "paseo:internal/core";
 import { EventEmitter } from "node:events";
 import { Buffer } from "node:buffer";
 import process from "node:process";
-import { Readable, Writable } from "node:stream";
-import { nodeError as codeError } from "./internal_errors.js";
 
 const signals = {
   SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGILL: 4, SIGTRAP: 5, SIGABRT: 6, SIGIOT: 6, SIGBUS: 7, SIGFPE: 8,
@@ -16,6 +14,14 @@ const signals = {
   SIGXFSZ: 25, SIGVTALRM: 26, SIGPROF: 27, SIGWINCH: 28, SIGIO: 29, SIGPOLL: 29, SIGPWR: 30, SIGSYS: 31,
 };
 const signalName = (n) => (n == null ? null : Object.keys(signals).find((k) => signals[k] === n) ?? null);
+
+// Node's error shape (internal_errors.js has the same; importing it would evaluate node:util for
+// every plugin that runs a child).
+function codeError(Ctor, code, message) {
+  const err = new Ctor(message);
+  err.code = code;
+  return err;
+}
 const MAX_BUFFER = 1024 * 1024;
 
 function describe(v) {
@@ -44,77 +50,86 @@ function abortError(reason) {
   return err;
 }
 
-// The readable side of a pipe (stdout/stderr): a node:stream Readable that reads while its
-// consumer keeps up.
-class ChildReadable extends Readable {
-  #rid; #reading = false;
-  constructor(rid) {
-    super();
-    this.#rid = rid;
-    this.read(0); // start reading, as Node does, up to the high-water mark
-  }
-  _read() {
-    if (this.#reading) return;
-    this.#reading = true;
-    (async () => {
-      try {
-        for (;;) {
-          const bytes = this.#rid == null ? new Uint8Array(0) : await ops.op_cp_read(this.#rid);
-          if (this.destroyed) return;
-          if (bytes.length === 0) {
-            this.#close();
-            this.push(null);
-            return;
+// The stdio stream classes, made on first use: a plugin that only runs execSync or spawnSync
+// does not evaluate node:stream.
+let pipeClasses = null;
+function pipes() {
+  if (pipeClasses) return pipeClasses;
+  const { Readable, Writable } = lazyModule("node:stream");
+  // The readable side of a pipe (stdout/stderr): a node:stream Readable that reads while its
+  // consumer keeps up.
+  class ChildReadable extends Readable {
+    #rid; #reading = false;
+    constructor(rid) {
+      super();
+      this.#rid = rid;
+      this.read(0); // start reading, as Node does, up to the high-water mark
+    }
+    _read() {
+      if (this.#reading) return;
+      this.#reading = true;
+      (async () => {
+        try {
+          for (;;) {
+            const bytes = this.#rid == null ? new Uint8Array(0) : await ops.op_cp_read(this.#rid);
+            if (this.destroyed) return;
+            if (bytes.length === 0) {
+              this.#close();
+              this.push(null);
+              return;
+            }
+            if (!this.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) return;
           }
-          if (!this.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) return;
+        } catch (e) {
+          this.destroy(e);
+        } finally {
+          this.#reading = false;
         }
-      } catch (e) {
-        this.destroy(e);
-      } finally {
-        this.#reading = false;
-      }
-    })();
+      })();
+    }
+    _destroy(error, cb) {
+      this.#close();
+      cb(error);
+    }
+    #close() {
+      if (this.#rid != null) ops.op_cp_close(this.#rid);
+      this.#rid = null;
+    }
+    ref() { return this; }
+    unref() { return this; }
   }
-  _destroy(error, cb) {
-    this.#close();
-    cb(error);
-  }
-  #close() {
-    if (this.#rid != null) ops.op_cp_close(this.#rid);
-    this.#rid = null;
-  }
-  ref() { return this; }
-  unref() { return this; }
-}
 
-// The writable side (stdin): writes go out in order; end() closes the pipe after them (EOF).
-class ChildWritable extends Writable {
-  #rid;
-  constructor(rid) {
-    super({ decodeStrings: false });
-    this.#rid = rid;
+  // The writable side (stdin): writes go out in order; end() closes the pipe after them (EOF).
+  class ChildWritable extends Writable {
+    #rid;
+    constructor(rid) {
+      super({ decodeStrings: false });
+      this.#rid = rid;
+    }
+    _write(chunk, encoding, cb) {
+      if (this.#rid == null) return cb();
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk;
+      ops.op_cp_write(this.#rid, bytes).then(() => cb(), (e) => {
+        cb(e.message === "EPIPE" ? Object.assign(new Error("write EPIPE"), { errno: -32, code: "EPIPE", syscall: "write" }) : e);
+      });
+    }
+    _final(cb) {
+      this.#close();
+      cb();
+    }
+    _destroy(error, cb) {
+      this.#close();
+      cb(error);
+    }
+    #close() {
+      if (this.#rid != null) ops.op_cp_close(this.#rid);
+      this.#rid = null;
+    }
+    ref() { return this; }
+    unref() { return this; }
   }
-  _write(chunk, encoding, cb) {
-    if (this.#rid == null) return cb();
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk;
-    ops.op_cp_write(this.#rid, bytes).then(() => cb(), (e) => {
-      cb(e.message === "EPIPE" ? Object.assign(new Error("write EPIPE"), { errno: -32, code: "EPIPE", syscall: "write" }) : e);
-    });
-  }
-  _final(cb) {
-    this.#close();
-    cb();
-  }
-  _destroy(error, cb) {
-    this.#close();
-    cb(error);
-  }
-  #close() {
-    if (this.#rid != null) ops.op_cp_close(this.#rid);
-    this.#rid = null;
-  }
-  ref() { return this; }
-  unref() { return this; }
+  pipeClasses = { ChildReadable, ChildWritable };
+  return pipeClasses;
 }
 
 // Copies a stream into the plugin's log line by line ('inherit': a plugin has no terminal).
@@ -200,9 +215,9 @@ export class ChildProcess extends EventEmitter {
       throw spawnError(r.error, r.errno, "spawn", undefined, undefined);
     }
     this.stdio = modes.map((mode, i) => {
-      if (i === 0) return mode === "pipe" ? (this.stdin = new ChildWritable(r.stdin ?? null)) : null;
+      if (i === 0) return mode === "pipe" ? (this.stdin = new (pipes().ChildWritable)(r.stdin ?? null)) : null;
       if (mode === "ignore") return null;
-      const stream = new ChildReadable(r[i === 1 ? "stdout" : "stderr"] ?? null);
+      const stream = new (pipes().ChildReadable)(r[i === 1 ? "stdout" : "stderr"] ?? null);
       this.#readers.push(stream);
       this.#open += 1;
       stream.once("close", () => { this.#open -= 1; this.#maybeClose(); });

@@ -190,11 +190,10 @@ for (let i = 0; i < 160; i++) {
 }
 Object.assign(meta, { 8: "\\b", 9: "\\t", 10: "\\n", 12: "\\f", 13: "\\r", 39: "\\'", 92: "\\\\" });
 
-// Global constructors whose prototype `toString` counts as "built-in" for %s.
+// Global constructors whose prototype `toString` counts as "built-in" for %s: by name, as Node
+// does it (reading the values would evaluate the modules behind lazy globals: Buffer, fetch, …).
 const builtInObjects = new Set(
-  Object.getOwnPropertyNames(globalThis).filter(
-    (name) => /^[A-Z][a-zA-Z0-9]+$/.test(name) && typeof globalThis[name] === "function",
-  ),
+  Object.getOwnPropertyNames(globalThis).filter((name) => /^[A-Z][a-zA-Z0-9]+$/.test(name)),
 );
 
 function strEscape(str) {
