@@ -28,7 +28,8 @@ function defineLazy(name, load) {
   });
 }
 
-const timeOrigin = Date.now() - core.ops.op_timer_now();
+// Set by `start` (below), for each isolate.
+let timeOrigin = 0;
 const performance = {
   now: () => core.ops.op_timer_now(),
   timeOrigin,
@@ -79,5 +80,34 @@ const fetchApi = () => (events(), encoding(), lazyModule("paseo:internal/web/fet
 for (const name of FETCH_GLOBALS) defineLazy(name, () => fetchApi()[name]);
 
 await import("paseo:internal/host");
-delete globalThis.Deno;
-delete globalThis.__bootstrap;
+
+// What belongs to one isolate at one moment, made when the isolate starts. On V8 this module is
+// evaluated once per process, into the startup snapshot every isolate boots from
+// (runtime/src/engine/snapshot.rs, which sets `paseo.snapshot` first); what it computed then
+// dates from the snapshot's making, so an isolate booted from it runs `paseo.start` first.
+function start(restored) {
+  timeOrigin = Date.now() - core.ops.op_timer_now();
+  performance.timeOrigin = timeOrigin;
+  if (restored) {
+    // The daemon's environment now. The object stays: node:process exports it as `env` too.
+    const env = ops.op_process_info().env;
+    for (const name of Object.keys(process.env)) delete process.env[name];
+    Object.assign(process.env, env);
+  }
+  // The engine reads `Deno` while an isolate boots from the snapshot: hidden only now.
+  delete globalThis.Deno;
+  delete globalThis.__bootstrap;
+}
+const SNAPSHOT = Symbol.for("paseo.snapshot"), START = Symbol.for("paseo.start");
+if (globalThis[SNAPSHOT]) {
+  delete globalThis[SNAPSHOT];
+  Object.defineProperty(globalThis, START, {
+    value() {
+      delete globalThis[START];
+      start(true);
+    },
+    configurable: true,
+  });
+} else {
+  start(false);
+}

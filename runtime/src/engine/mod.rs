@@ -1,16 +1,18 @@
 //! One plugin = one thread that owns one `JsRuntime` (an actor). An isolate boots without a
-//! plugin (`Standby`: engine, deno_core's JS, the host's JS) and is then bound to one
-//! (`Standby::bind`, which gives the `Isolate` handle). The host talks to it only through
-//! `Isolate::call`; every entry into plugin JS (the calls queued since the last wake-up, run by
-//! `Actor::flush` in one `pump()`, and each turn of the event loop for timers and promise
-//! continuations) runs under the watchdog's CPU deadline (a timer callback, and a turn with no
-//! call pending, under the shorter turn budget), and the heap cap is enforced by the
-//! near-heap-limit callback and, for buffers ops return, by `budget`.
+//! plugin (`Standby`: engine, deno_core's JS, the host's JS; on V8 from a startup snapshot of
+//! them, see `snapshot`) and is then bound to one (`Standby::bind`, which gives the `Isolate`
+//! handle). The host talks to it only through `Isolate::call`; every entry into plugin JS (the
+//! calls queued since the last wake-up, run by `Actor::flush` in one `pump()`, and each turn of
+//! the event loop for timers and promise continuations) runs under the watchdog's CPU deadline
+//! (a timer callback, and a turn with no call pending, under the shorter turn budget), and the
+//! heap cap is enforced by the near-heap-limit callback and, for buffers ops return, by
+//! `budget`.
 
 pub(crate) mod budget;
 pub mod host_js;
 pub mod modules;
 mod ops;
+pub mod snapshot;
 pub mod transpile;
 mod watchdog;
 
@@ -23,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use deno_core::{JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
+use deno_core::{JsRuntime, ModuleSpecifier, PollEventLoopOptions};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::logs::{LogTail, Stream};
@@ -833,6 +835,7 @@ impl Actor {
         engine: EngineConfig,
         bound: Arc<Mutex<Option<Arc<PluginShared>>>>,
     ) -> Result<Actor, String> {
+        let started = Instant::now();
         // Stands in for the plugin until `bind`; nothing a plugin owns is reachable before.
         let shared = Arc::new(PluginShared::new(
             "(standby)",
@@ -841,19 +844,11 @@ impl Actor {
         ));
         let loader = Rc::new(modules::PluginModuleLoader::new(
             PathBuf::new(),
-            engine.host_js_dir,
+            engine.host_js_dir.clone(),
         ));
         let heap = engine.heap_bytes;
-        let mut js = JsRuntime::try_new(RuntimeOptions {
-            module_loader: Some(loader.clone()),
-            extensions: std::iter::once(ops::paseo_host::init())
-                .chain((engine.extensions)())
-                .chain([host_js::lazy_extension()])
-                .collect(),
-            create_params: Some(deno_core::v8::CreateParams::default().heap_limits(0, heap)),
-            ..Default::default()
-        })
-        .map_err(|e| e.to_string())?;
+        // From the startup snapshot, when there is one: the bootstrap is evaluated already.
+        let (mut js, restored) = snapshot::runtime(&engine, loader.clone(), heap)?;
         let handle = js.v8_isolate().thread_safe_handle();
         let heap_exceeded = Arc::new(AtomicBool::new(false));
         {
@@ -907,8 +902,13 @@ impl Actor {
             spin: engine.spin,
             turn_budget: false,
         };
-        actor.bootstrap().await?;
+        actor.bootstrap(restored).await?;
         actor.pump = Some(actor.host_function("pump")?);
+        tracing::debug!(
+            ms = started.elapsed().as_secs_f64() * 1e3,
+            snapshot = restored,
+            "isolate booted"
+        );
         if !engine.preload.is_empty() {
             // Best effort: a package that fails here fails the same way when the plugin imports it.
             loader.set_preload(engine.preload);
@@ -938,10 +938,14 @@ impl Actor {
         self.shared = shared;
     }
 
-    /// Installs the globals and the host module before any plugin code runs.
-    async fn bootstrap(&mut self) -> Result<(), String> {
-        self.evaluate(&ModuleSpecifier::parse("paseo:internal/bootstrap").unwrap())
-            .await
+    /// Installs the globals and the host module before any plugin code runs. A runtime booted
+    /// from the startup snapshot (`restored`) has them already and only makes what is per
+    /// isolate.
+    async fn bootstrap(&mut self, restored: bool) -> Result<(), String> {
+        if restored {
+            return snapshot::start(&mut self.js);
+        }
+        self.evaluate(&snapshot::bootstrap_url()).await
     }
 
     /// Loads and evaluates one module (and its imports) while booting, before any plugin is
