@@ -233,11 +233,18 @@ mod tests {
         let text = unit.repeat(200);
         let url = ModuleSpecifier::parse("file:///reflow/test.js").unwrap();
         let out = reflow(&url, &text, true).expect("a long line is reflowed");
-        assert_eq!(out.code.replace('\n', ""), text, "only line breaks are added");
+        assert_eq!(
+            out.code.replace('\n', ""),
+            text,
+            "only line breaks are added"
+        );
         assert!(out.code.lines().count() > 50);
         assert!(out.code.lines().all(|l| l.len() < BREAK_AT + unit.len()));
         for line in out.code.lines() {
-            assert!(!line.ends_with("/[;") && !line.ends_with("\"a;") && !line.ends_with("`x;"), "{line}");
+            assert!(
+                !line.ends_with("/[;") && !line.ends_with("\"a;") && !line.ends_with("`x;"),
+                "{line}"
+            );
         }
         let map = out.source_map.expect("a source map");
         let map = deno_ast::swc::sourcemap::SourceMap::from_slice(&map).unwrap();
