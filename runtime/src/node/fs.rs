@@ -94,20 +94,6 @@ impl deno_error::JsErrorClass for FsError {
     }
 }
 
-/// libuv's name and text for an OS error: the ones only files meet, then the shared table.
-fn uv_fs(e: &std::io::Error) -> (&'static str, &'static str) {
-    match e.raw_os_error() {
-        Some(libc::EBADF) => ("EBADF", "bad file descriptor"),
-        Some(libc::ESPIPE) => ("ESPIPE", "invalid seek"),
-        Some(libc::ENXIO) => ("ENXIO", "no such device or address"),
-        Some(libc::EAGAIN) => ("EAGAIN", "resource temporarily unavailable"),
-        Some(libc::EFBIG) => ("EFBIG", "file too large"),
-        Some(libc::EROFS) => ("EROFS", "read-only file system"),
-        Some(libc::ETXTBSY) => ("ETXTBSY", "text file is busy"),
-        _ => super::uv(e),
-    }
-}
-
 /// An OS error of `syscall` on `path` (and `dest`), as Node reports it.
 pub(super) fn node_error(
     e: std::io::Error,
@@ -115,7 +101,7 @@ pub(super) fn node_error(
     path: &str,
     dest: Option<&str>,
 ) -> JsErrorBox {
-    let (code, text) = uv_fs(&e);
+    let (code, text) = super::uv(&e);
     let text = if code == "EIO" {
         e.to_string()
     } else {
@@ -135,7 +121,7 @@ pub(super) fn node_error(
 
 /// An OS error of a syscall on an open file, which Node reports without a path.
 fn syscall_error(e: std::io::Error, syscall: &'static str) -> JsErrorBox {
-    let (code, text) = uv_fs(&e);
+    let (code, text) = super::uv(&e);
     JsErrorBox::from_err(FsError {
         class: "Error",
         message: format!("{code}: {text}, {syscall}"),

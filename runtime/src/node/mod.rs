@@ -44,6 +44,13 @@ pub(crate) fn uv(e: &std::io::Error) -> (&'static str, &'static str) {
         Some(18) => ("EXDEV", "cross-device link not permitted"),
         Some(40) => ("ELOOP", "too many symbolic links encountered"),
         Some(28) => ("ENOSPC", "no space left on device"),
+        Some(libc::EBADF) => ("EBADF", "bad file descriptor"),
+        Some(libc::ESPIPE) => ("ESPIPE", "invalid seek"),
+        Some(libc::ENXIO) => ("ENXIO", "no such device or address"),
+        Some(libc::EAGAIN) => ("EAGAIN", "resource temporarily unavailable"),
+        Some(libc::EFBIG) => ("EFBIG", "file too large"),
+        Some(libc::EROFS) => ("EROFS", "read-only file system"),
+        Some(libc::ETXTBSY) => ("ETXTBSY", "text file is busy"),
         _ => ("EIO", "i/o error"),
     }
 }
