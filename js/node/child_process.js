@@ -56,13 +56,31 @@ let pipeClasses = null;
 function pipes() {
   if (pipeClasses) return pipeClasses;
   const { Readable, Writable } = lazyModule("node:stream");
+  // One end of a pipe to the child (its pipe resource, closed once), on either side.
+  const PipeEnd = (Base) => class extends Base {
+    #rid;
+    constructor(rid, options) {
+      super(options);
+      this.#rid = rid;
+    }
+    get _pipe() { return this.#rid; }
+    _closePipe() {
+      if (this.#rid != null) ops.op_cp_close(this.#rid);
+      this.#rid = null;
+    }
+    _destroy(error, cb) {
+      this._closePipe();
+      cb(error);
+    }
+    ref() { return this; }
+    unref() { return this; }
+  };
   // The readable side of a pipe (stdout/stderr): a node:stream Readable that reads while its
   // consumer keeps up.
-  class ChildReadable extends Readable {
-    #rid; #reading = false;
+  class ChildReadable extends PipeEnd(Readable) {
+    #reading = false;
     constructor(rid) {
-      super();
-      this.#rid = rid;
+      super(rid);
       this.read(0); // start reading, as Node does, up to the high-water mark
     }
     _read() {
@@ -71,10 +89,10 @@ function pipes() {
       (async () => {
         try {
           for (;;) {
-            const bytes = this.#rid == null ? new Uint8Array(0) : await ops.op_cp_read(this.#rid);
+            const bytes = this._pipe == null ? new Uint8Array(0) : await ops.op_cp_read(this._pipe);
             if (this.destroyed) return;
             if (bytes.length === 0) {
-              this.#close();
+              this._closePipe();
               this.push(null);
               return;
             }
@@ -87,46 +105,24 @@ function pipes() {
         }
       })();
     }
-    _destroy(error, cb) {
-      this.#close();
-      cb(error);
-    }
-    #close() {
-      if (this.#rid != null) ops.op_cp_close(this.#rid);
-      this.#rid = null;
-    }
-    ref() { return this; }
-    unref() { return this; }
   }
 
   // The writable side (stdin): writes go out in order; end() closes the pipe after them (EOF).
-  class ChildWritable extends Writable {
-    #rid;
+  class ChildWritable extends PipeEnd(Writable) {
     constructor(rid) {
-      super({ decodeStrings: false });
-      this.#rid = rid;
+      super(rid, { decodeStrings: false });
     }
     _write(chunk, encoding, cb) {
-      if (this.#rid == null) return cb();
+      if (this._pipe == null) return cb();
       const bytes = typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk;
-      ops.op_cp_write(this.#rid, bytes).then(() => cb(), (e) => {
+      ops.op_cp_write(this._pipe, bytes).then(() => cb(), (e) => {
         cb(e.message === "EPIPE" ? Object.assign(new Error("write EPIPE"), { errno: -32, code: "EPIPE", syscall: "write" }) : e);
       });
     }
     _final(cb) {
-      this.#close();
+      this._closePipe();
       cb();
     }
-    _destroy(error, cb) {
-      this.#close();
-      cb(error);
-    }
-    #close() {
-      if (this.#rid != null) ops.op_cp_close(this.#rid);
-      this.#rid = null;
-    }
-    ref() { return this; }
-    unref() { return this; }
   }
   pipeClasses = { ChildReadable, ChildWritable };
   return pipeClasses;
