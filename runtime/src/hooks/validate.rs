@@ -165,6 +165,10 @@ fn schema_errors(hook: &HookSpec, value: &Value) -> Result<(), String> {
 
 /// The first three errors of `value` against a schema, each naming its field and the rule.
 pub fn schema_check(validator: &jsonschema::Validator, value: &Value) -> Result<(), String> {
+    // The common case, without building an error iterator.
+    if validator.is_valid(value) {
+        return Ok(());
+    }
     let errors: Vec<String> = validator
         .iter_errors(value)
         .take(3)
