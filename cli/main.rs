@@ -168,6 +168,7 @@ fn throwaway_host() -> (HostOptions, Arc<MemoryDaemon>) {
             eprintln!("[{id}] {}", entry.message)
         })),
         bytecode_cache_dir: Some(paseo_home().join("cache/quickjs-bytecode")),
+        snapshot_cache_dir: Some(paseo_home().join("cache/v8-snapshot")),
         daemon: Some(daemon.clone()),
         settings_dir: Some(paseo_home().join("plugin-settings")),
         ..HostOptions::default()

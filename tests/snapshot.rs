@@ -1,6 +1,7 @@
 //! Isolates booted from the V8 startup snapshot (runtime/src/engine/snapshot.rs): what the host's
 //! bootstrap computes for one isolate at one moment (`performance.timeOrigin`, `process.env`)
-//! is each isolate's own, not the snapshot's, and what should be random is.
+//! is each isolate's own, not the snapshot's, and what should be random is. A process keeps the
+//! snapshot in its cache folder for the next one, which boots from it and sees its own process.
 #![cfg(feature = "v8")]
 
 mod common;
@@ -23,7 +24,7 @@ fn write_probe(dir: &Path) {
     .unwrap();
     std::fs::write(
         dir.join("index.server.ts"),
-        r#"import { env } from "node:process";
+        r#"import { env, pid, execPath } from "node:process";
 const seen = {
   timeOrigin: performance.timeOrigin,
   timeOriginJson: performance.toJSON().timeOrigin,
@@ -32,6 +33,12 @@ const seen = {
   uptime: process.uptime(),
   env: process.env.PASEO_SNAPSHOT_PROBE ?? null,
   importedEnv: env.PASEO_SNAPSHOT_PROBE ?? null,
+  pid: process.pid,
+  importedPid: pid,
+  ppid: process.ppid,
+  execPath: process.execPath,
+  importedExecPath: execPath,
+  argv0: process.argv[0],
   random: Math.random(),
   uuid: crypto.randomUUID(),
   deno: typeof Deno,
@@ -107,6 +114,8 @@ async fn isolates_booted_from_the_snapshot_have_their_own_time_origin_environmen
         // The environment as it was when the plugin loaded, through both faces of process.env.
         assert_eq!(seen["env"], value, "{seen}");
         assert_eq!(seen["importedEnv"], value, "{seen}");
+        assert_eq!(seen["pid"], std::process::id(), "{seen}");
+        assert_eq!(seen["importedPid"], std::process::id(), "{seen}");
         // Host internals are hidden, the bootstrap's globals work.
         assert_eq!(seen["deno"], "undefined", "{seen}");
         assert_eq!(seen["start"], "undefined", "{seen}");
@@ -156,4 +165,112 @@ async fn plugins_loading_at_once_boot_from_the_one_snapshot() {
         "each isolate has its own Math.random"
     );
     host.shutdown().await;
+}
+
+/// One `paseo hook run` of the probe with `home` as PASEO_HOME: what the probe saw, the
+/// process's pid and its stderr (with the snapshot's debug log).
+fn run_cli(home: &Path, plugin: &Path, value: &str) -> (Value, u32, String) {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_paseo"))
+        .args(["hook", "run", "--plugin"])
+        .arg(plugin)
+        .args(["agent.open.before", &open_request().to_string()])
+        .env("PASEO_HOME", home)
+        .env("PASEO_SNAPSHOT_PROBE", value)
+        .env("PASEO_LOG", "paseo_plugin_runtime::engine::snapshot=debug")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let seen = printed["output"]["env"]["PROBE_snapshot-probe"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{printed}"));
+    (serde_json::from_str(seen).unwrap(), pid, stderr)
+}
+
+/// The snapshot files in the cache folder.
+fn cached(home: &Path) -> Vec<std::path::PathBuf> {
+    let dir = home.join("cache/v8-snapshot");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_next_process_boots_from_the_kept_snapshot_and_sees_its_own_process() {
+    use std::os::unix::fs::PermissionsExt;
+    let (home, plugin) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write_probe(plugin.path());
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_paseo")).unwrap();
+    let exe = exe.to_str().unwrap();
+
+    let (_, _, log) = run_cli(home.path(), plugin.path(), "first");
+    assert!(log.contains("startup snapshot made"), "{log}");
+    assert!(log.contains("startup snapshot written"), "{log}");
+    let files = cached(home.path());
+    assert_eq!(files.len(), 1, "{files:?}");
+    let file = &files[0];
+    let name = file.file_name().unwrap().to_str().unwrap();
+    assert!(
+        name.starts_with("v8-") && name.ends_with(".snapshot"),
+        "{name}"
+    );
+    let mode = std::fs::metadata(file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+
+    // The next process reads it and makes none; its isolate knows the process it runs in.
+    let (seen, pid, log) = run_cli(home.path(), plugin.path(), "second");
+    assert!(log.contains("startup snapshot read"), "{log}");
+    assert!(!log.contains("startup snapshot made"), "{log}");
+    assert_eq!(seen["pid"], pid, "{seen}");
+    assert_eq!(seen["importedPid"], pid, "{seen}");
+    assert_eq!(seen["ppid"], std::process::id(), "{seen}");
+    assert_eq!(seen["execPath"], exe, "{seen}");
+    assert_eq!(seen["importedExecPath"], exe, "{seen}");
+    assert_eq!(seen["argv0"], exe, "{seen}");
+    assert_eq!(seen["env"], "second", "{seen}");
+    assert_eq!(seen["importedEnv"], "second", "{seen}");
+    assert_eq!(seen["deno"], "undefined", "{seen}");
+
+    // A damaged file is not used: the process makes the snapshot again and replaces it.
+    let mut bytes = std::fs::read(file).unwrap();
+    *bytes.last_mut().unwrap() ^= 1;
+    std::fs::write(file, &bytes).unwrap();
+    let (seen, _, log) = run_cli(home.path(), plugin.path(), "third");
+    assert!(
+        log.contains("is not used (its checksum does not match); making it again"),
+        "{log}"
+    );
+    assert!(log.contains("startup snapshot made"), "{log}");
+    assert_eq!(seen["env"], "third", "{seen}");
+    assert_ne!(std::fs::read(file).unwrap(), bytes);
+
+    // Nor is one others could have written.
+    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (_, _, log) = run_cli(home.path(), plugin.path(), "fourth");
+    assert!(
+        log.contains("is not used (mode 644, open to others)"),
+        "{log}"
+    );
+    assert!(log.contains("startup snapshot written"), "{log}");
+    let mode = std::fs::metadata(file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let (_, _, log) = run_cli(home.path(), plugin.path(), "fifth");
+    assert!(log.contains("startup snapshot read"), "{log}");
+
+    // A snapshot of another build (another file name) is removed when this one is written.
+    let stale = home
+        .path()
+        .join("cache/v8-snapshot/v8-00000000000000000000000000000000.snapshot");
+    std::fs::write(&stale, b"stale").unwrap();
+    std::fs::remove_file(file).unwrap();
+    let (_, _, log) = run_cli(home.path(), plugin.path(), "sixth");
+    assert!(log.contains("startup snapshot written"), "{log}");
+    assert_eq!(cached(home.path()), vec![file.clone()]);
 }

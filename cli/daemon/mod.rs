@@ -165,6 +165,7 @@ impl Daemon {
                 let _ = log_tx.send((id.to_string(), entry.clone()));
             })),
             bytecode_cache_dir: Some(home.join("cache/quickjs-bytecode")),
+            snapshot_cache_dir: Some(home.join("cache/v8-snapshot")),
             daemon: Some(sdk.clone()),
             settings_dir: Some(home.join("plugin-settings")),
             // Installs, enables and `paseo plugin reload` take an isolate booted ahead.

@@ -92,6 +92,25 @@ Object.defineProperty(process, "moduleLoadList", {
   configurable: true,
 });
 
+// What belongs to the process the isolate runs in. On V8 this module is evaluated into the
+// startup snapshot, which an earlier process may have made (runtime/src/engine/snapshot.rs): an
+// isolate booted from it takes them again, through the bootstrap's `start`, before any plugin
+// code runs.
+export let { execPath, pid, ppid } = process;
+Object.defineProperty(globalThis, Symbol.for("paseo.process.restart"), {
+  value() {
+    delete globalThis[Symbol.for("paseo.process.restart")];
+    const now = ops.op_process_info();
+    // The object stays: it is exported as `env` too.
+    for (const name of Object.keys(process.env)) delete process.env[name];
+    Object.assign(process.env, now.env);
+    process.execPath = process.argv[0] = execPath = now.execPath;
+    process.pid = pid = now.pid;
+    process.ppid = ppid = now.ppid;
+  },
+  configurable: true,
+});
+
 export default process;
-export const { env, argv, execPath, pid, ppid, platform, arch, version, versions, cwd, nextTick, exit, getBuiltinModule, stdout, stderr, memoryUsage, emitWarning } = process;
+export const { env, argv, platform, arch, version, versions, cwd, nextTick, exit, getBuiltinModule, stdout, stderr, memoryUsage, emitWarning } = process;
 export { hrtime };

@@ -84,16 +84,13 @@ await import("paseo:internal/host");
 // What belongs to one isolate at one moment, made when the isolate starts. On V8 this module is
 // evaluated once per process, into the startup snapshot every isolate boots from
 // (runtime/src/engine/snapshot.rs, which sets `paseo.snapshot` first); what it computed then
-// dates from the snapshot's making, so an isolate booted from it runs `paseo.start` first.
+// dates from the snapshot's making (perhaps by an earlier process), so an isolate booted
+// from it runs `paseo.start` first.
 function start(restored) {
   timeOrigin = Date.now() - core.ops.op_timer_now();
   performance.timeOrigin = timeOrigin;
-  if (restored) {
-    // The daemon's environment now. The object stays: node:process exports it as `env` too.
-    const env = ops.op_process_info().env;
-    for (const name of Object.keys(process.env)) delete process.env[name];
-    Object.assign(process.env, env);
-  }
+  if (restored) globalThis[Symbol.for("paseo.process.restart")]();
+  else delete globalThis[Symbol.for("paseo.process.restart")];
   // The engine reads `Deno` while an isolate boots from the snapshot: hidden only now.
   delete globalThis.Deno;
   delete globalThis.__bootstrap;

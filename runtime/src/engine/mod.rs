@@ -609,7 +609,7 @@ pub const SPIN: Duration = Duration::from_micros(100);
 
 /// Spins for up to `limit` until `ready` holds, yielding the CPU now and then so that other
 /// runnable threads are not held up. Returns whether `ready` held.
-pub(crate) fn spin_until(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
+pub fn spin_until(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
     if limit.is_zero() {
         return ready();
     }
@@ -849,6 +849,7 @@ impl Actor {
         let heap = engine.heap_bytes;
         // From the startup snapshot, when there is one: the bootstrap is evaluated already.
         let (mut js, restored) = snapshot::runtime(&engine, loader.clone(), heap)?;
+        let runtime_ms = started.elapsed().as_secs_f64() * 1e3;
         let handle = js.v8_isolate().thread_safe_handle();
         let heap_exceeded = Arc::new(AtomicBool::new(false));
         {
@@ -902,10 +903,13 @@ impl Actor {
             spin: engine.spin,
             turn_budget: false,
         };
+        let setup_ms = started.elapsed().as_secs_f64() * 1e3;
         actor.bootstrap(restored).await?;
         actor.pump = Some(actor.host_function("pump")?);
         tracing::debug!(
             ms = started.elapsed().as_secs_f64() * 1e3,
+            runtime_ms,
+            setup_ms,
             snapshot = restored,
             "isolate booted"
         );

@@ -1,44 +1,78 @@
 //! How an isolate's `JsRuntime` is made, from a V8 startup snapshot when there is one.
 //!
-//! On V8 the first isolate a process needs makes the snapshot (isolates booting meanwhile wait
-//! for it): a runtime with the same extensions and module loader as every isolate's, with the
-//! host's bootstrap (js/runtime/bootstrap.js and what it imports) evaluated, serialised by
-//! deno_core's `JsRuntimeForSnapshot`. It is kept in memory for the life of the process, never
-//! written anywhere. Every isolate then deserialises it instead of evaluating the host's JS
-//! again: its module map already holds the bootstrap's modules. What the bootstrap computes for
-//! one isolate at one moment (`performance.timeOrigin`, `process.env`) is made again in each
-//! isolate by the bootstrap's `start`, which an isolate booted from the snapshot runs first
-//! (`start`, below); ops, op state and the isolate's own callbacks (heap limit, watchdog) are
-//! set up as for any runtime. When the snapshot cannot be made, isolates boot as without one
-//! (logged once). `PASEO_NO_SNAPSHOT=1` in the environment makes none.
+//! On V8 every isolate boots from a startup snapshot: a runtime with the same extensions and
+//! module loader as every isolate's, with the host's bootstrap (js/runtime/bootstrap.js and
+//! what it imports) evaluated, serialised by deno_core's `JsRuntimeForSnapshot`. Every isolate
+//! deserialises it instead of evaluating the host's JS again: its module map already holds the
+//! bootstrap's modules. What the bootstrap computes for one isolate at one moment
+//! (`performance.timeOrigin`, `process.env`, `process.pid`) is made again in each isolate by
+//! the bootstrap's `start`, which an isolate booted from the snapshot runs first (`start`,
+//! below); ops, op state and the isolate's own callbacks (heap limit, watchdog) are set up as
+//! for any runtime.
 //!
-//! Making it costs about three boots (a boot, then V8 serialising a whole isolate), once per
-//! process; booting from it a quarter of one. The first isolate waits for it rather than boot
-//! without it while it is made beside: that would leave a thread at work, and its memory,
-//! behind the first plugin's load.
+//! The first isolate a process needs gets the snapshot (isolates booting meanwhile wait for
+//! it): read from the cache folder the host names (`configure_cache`; the daemon's is
+//! `$PASEO_HOME/cache/v8-snapshot`), else made, and then written there for the next process.
+//! Making it costs about three boots (a boot, then V8 serialising a whole isolate); booting
+//! from it a quarter of one. A cached snapshot is only read when it was written for this very
+//! executable (its device, inode, size and modification time), these extensions and this host
+//! JS folder, which its file name hashes, by this user, 0600, and its checksum holds: V8 aborts
+//! the process on a snapshot of another build, and deserialising one is running its code. When
+//! the snapshot can be neither read nor made, isolates boot without it (logged once).
+//! `PASEO_NO_SNAPSHOT=1` in the environment makes none and reads none.
 //!
 //! QuickJS (v8x) has no heap snapshots (its snapshot creator replays the calls that built a
 //! context), so its isolates always evaluate the bootstrap.
 
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::OnceLock;
+
+use sha2::{Digest, Sha256};
 
 use deno_core::{Extension, JsRuntime, ModuleSpecifier, RuntimeOptions};
 
 use super::{host_js, modules, ops, EngineConfig};
 
-/// The snapshot made in this process, and the extensions it was made with.
+/// The snapshot of this process, the extensions it was made with, and where it came from.
 struct Snapshot {
     bytes: &'static [u8],
     fingerprint: Vec<&'static str>,
+    origin: Origin,
+}
+
+/// Where this process's snapshot came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Made by this process (and written to the cache folder, if there is one).
+    Made,
+    /// Read from the cache folder, as an earlier process wrote it.
+    Read,
 }
 
 static SNAPSHOT: OnceLock<Option<Snapshot>> = OnceLock::new();
+static CACHE_DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
 
-/// The size in bytes of the startup snapshot this process made, if it made one.
+/// The size in bytes of this process's startup snapshot, if it has one.
 pub fn made() -> Option<usize> {
     SNAPSHOT.get()?.as_ref().map(|s| s.bytes.len())
 }
+
+/// Whether this process's startup snapshot was made or read, if it has one.
+pub fn origin() -> Option<Origin> {
+    SNAPSHOT.get()?.as_ref().map(|s| s.origin)
+}
+
+/// Where the startup snapshot is kept between processes (`None`: made in memory by each one).
+/// The first setting of a process wins, as the snapshot is one per process.
+pub fn configure_cache(dir: Option<&Path>) {
+    let _ = CACHE_DIR.set(dir.map(Path::to_path_buf));
+}
+
+/// The largest snapshot file read (the bootstrap's is under 1 MB).
+const MAX_SNAPSHOT_FILE: u64 = 64 << 20;
+const MAGIC: &[u8] = b"paseo v8 startup snapshot 1\n";
 
 /// The host's bootstrap module (js/runtime/bootstrap.js).
 pub(super) fn bootstrap_url() -> ModuleSpecifier {
@@ -83,6 +117,7 @@ pub(super) fn runtime(
     loader: Rc<modules::PluginModuleLoader>,
     heap_bytes: usize,
 ) -> Result<(JsRuntime, bool), String> {
+    init_platform();
     let extensions = extensions(engine);
     let snapshot = startup_snapshot(engine, &extensions);
     let options = |extensions, startup_snapshot| RuntimeOptions {
@@ -113,6 +148,30 @@ pub(super) fn runtime(
     }
 }
 
+/// Initialises V8 once per process, before any runtime (the snapshot's or an isolate's) would
+/// with its own flags. `PASEO_V8_FLAGS` (V8 only) passes V8 flags for diagnosis, as
+/// `node --v8-options` lists them (`--trace-gc`, `--single-threaded`, …); flags V8 does not
+/// know are logged and ignored.
+pub(super) fn init_platform() {
+    static INIT: std::sync::Once = std::sync::Once::new();
+    INIT.call_once(|| {
+        #[cfg(feature = "v8")]
+        if let Some(flags) = std::env::var("PASEO_V8_FLAGS")
+            .ok()
+            .filter(|f| !f.trim().is_empty())
+        {
+            let argv = std::iter::once("paseo".to_string())
+                .chain(flags.split_whitespace().map(str::to_string))
+                .collect();
+            let unknown = deno_core::v8_set_flags(argv);
+            if unknown.len() > 1 {
+                tracing::warn!("PASEO_V8_FLAGS: V8 does not know {:?}", &unknown[1..]);
+            }
+        }
+        JsRuntime::init_platform(None);
+    });
+}
+
 /// Runs, in a runtime booted from the snapshot, what the bootstrap does for each isolate at its
 /// start (`start` in js/runtime/bootstrap.js), before any other JS.
 pub(super) fn start(js: &mut JsRuntime) -> Result<(), String> {
@@ -130,17 +189,41 @@ fn startup_snapshot(engine: &EngineConfig, extensions: &[Extension]) -> Option<&
     if !cfg!(feature = "v8") {
         return None;
     }
+    let wanted = fingerprint(extensions);
     SNAPSHOT
-        .get_or_init(|| new_snapshot(engine.clone()))
+        .get_or_init(|| new_snapshot(engine.clone(), &wanted))
         .as_ref()
-        .filter(|s| s.fingerprint == fingerprint(extensions))
+        .filter(|s| s.fingerprint == wanted)
         .map(|s| s.bytes)
 }
 
-/// The snapshot, or `None` (logged) when it cannot be made or `PASEO_NO_SNAPSHOT` is set.
-fn new_snapshot(engine: EngineConfig) -> Option<Snapshot> {
+/// The snapshot, read from the cache or made (and cached), or `None` (logged) when it can be
+/// neither or `PASEO_NO_SNAPSHOT` is set.
+fn new_snapshot(engine: EngineConfig, fingerprint: &[&'static str]) -> Option<Snapshot> {
     if std::env::var_os("PASEO_NO_SNAPSHOT").is_some_and(|v| v != "0" && !v.is_empty()) {
         return None;
+    }
+    let cached = CACHE_DIR
+        .get()
+        .cloned()
+        .flatten()
+        .and_then(|dir| cache_path(&dir, &engine.host_js_dir, fingerprint));
+    if let Some(path) = &cached {
+        match read_cached(path) {
+            Ok(Some(bytes)) => {
+                tracing::debug!(path = %path.display(), bytes = bytes.len(), "startup snapshot read");
+                return Some(Snapshot {
+                    bytes: Box::leak(bytes.into_boxed_slice()),
+                    fingerprint: fingerprint.to_vec(),
+                    origin: Origin::Read,
+                });
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!(
+                "the cached startup snapshot {} is not used ({e}); making it again",
+                path.display()
+            ),
+        }
     }
     let started = std::time::Instant::now();
     match make(engine) {
@@ -150,6 +233,15 @@ fn new_snapshot(engine: EngineConfig) -> Option<Snapshot> {
                 ms = started.elapsed().as_secs_f64() * 1e3,
                 "startup snapshot made"
             );
+            if let Some(path) = &cached {
+                match write_cached(path, snapshot.bytes) {
+                    Ok(()) => tracing::debug!(path = %path.display(), "startup snapshot written"),
+                    Err(e) => tracing::warn!(
+                        "the startup snapshot could not be written to {} ({e}); the next process makes it again",
+                        path.display()
+                    ),
+                }
+            }
             Some(snapshot)
         }
         Err(e) => {
@@ -161,12 +253,94 @@ fn new_snapshot(engine: EngineConfig) -> Option<Snapshot> {
     }
 }
 
+/// The cache file of a snapshot for this executable, host JS folder and extensions, or `None`
+/// when the executable cannot be identified.
+fn cache_path(dir: &Path, host_js_dir: &Path, fingerprint: &[&str]) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let exe = std::env::current_exe().ok()?;
+    let meta = std::fs::metadata(&exe).ok()?;
+    let mut key = Sha256::new();
+    key.update(MAGIC);
+    key.update(env!("CARGO_PKG_VERSION"));
+    for n in [meta.dev(), meta.ino(), meta.size()] {
+        key.update(n.to_le_bytes());
+    }
+    key.update(meta.mtime().to_le_bytes());
+    key.update(meta.mtime_nsec().to_le_bytes());
+    key.update(host_js_dir.as_os_str().as_encoded_bytes());
+    for part in fingerprint {
+        key.update([0]);
+        key.update(part);
+    }
+    let hash = key.finalize();
+    let name: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
+    Some(dir.join(format!("v8-{name}.snapshot")))
+}
+
+/// The snapshot in `path`: `Ok(None)` when there is none, an error when the file is there but
+/// not one to trust (another owner, open to others, too large, damaged).
+fn read_cached(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let mut file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    if !meta.is_file() || meta.uid() != uid {
+        return Err("not a file of this user".into());
+    }
+    if meta.mode() & 0o077 != 0 {
+        return Err(format!("mode {:o}, open to others", meta.mode() & 0o777));
+    }
+    if meta.len() > MAX_SNAPSHOT_FILE {
+        return Err(format!("{} bytes, more than a snapshot", meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    let header = MAGIC.len() + 32;
+    if bytes.len() < header || !bytes.starts_with(MAGIC) {
+        return Err("not a startup snapshot".into());
+    }
+    if Sha256::digest(&bytes[header..])[..] != bytes[MAGIC.len()..header] {
+        return Err("its checksum does not match".into());
+    }
+    bytes.drain(..header);
+    Ok(Some(bytes))
+}
+
+/// Writes the snapshot to `path` (0600, atomically), after removing the snapshots of other
+/// builds and the temp files of writers that died.
+fn write_cached(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    crate::private_files::create_private_dir_all(dir)?;
+    crate::private_files::remove_stale_temp_files(dir);
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("v8-") && name.ends_with(".snapshot") && entry.path() != path {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    let mut framed = Vec::with_capacity(MAGIC.len() + 32 + bytes.len());
+    framed.extend_from_slice(MAGIC);
+    framed.extend_from_slice(&Sha256::digest(bytes));
+    framed.extend_from_slice(bytes);
+    crate::private_files::write_atomic(path, &framed)
+}
+
 /// Makes the snapshot on a thread of its own, outside the caller's async runtime: the runtime
 /// that makes it has its own isolate and event loop. V8 is initialised first as for any
 /// runtime: initialised by the runtime that makes the snapshot, it would take the flags of
 /// snapshot builds (`--predictable`, a fixed random seed) for every isolate of the process.
 fn make(engine: EngineConfig) -> Result<Snapshot, String> {
-    JsRuntime::init_platform(None);
+    init_platform();
     std::thread::Builder::new()
         .name("paseo:snapshot".into())
         .spawn(move || {
@@ -229,5 +403,6 @@ async fn snapshot_of_bootstrap(engine: EngineConfig) -> Result<Snapshot, String>
     Ok(Snapshot {
         bytes: Box::leak(js.snapshot()),
         fingerprint,
+        origin: Origin::Made,
     })
 }

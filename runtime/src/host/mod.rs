@@ -48,6 +48,11 @@ pub struct HostOptions {
     /// written outside the daemon's home by accident and tests never depend on its state.
     /// The engine reads this once per process: the first host created decides.
     pub bytecode_cache_dir: Option<PathBuf>,
+    /// Where the V8 build keeps the isolates' startup snapshot between runs (the daemon's home,
+    /// e.g. `$PASEO_HOME/cache/v8-snapshot`), so that only the first process after an install
+    /// or upgrade makes it; `None`: each process makes it in memory. Read once per process, as
+    /// the bytecode cache's folder. Unused on QuickJS.
+    pub snapshot_cache_dir: Option<PathBuf>,
     /// What plugins reach through `context.paseo`; `None`: every member rejects naming itself.
     pub daemon: Option<Arc<dyn PaseoDaemon>>,
     /// Base folder of plugin settings and secrets (`<dir>/<plugin id>/`); `None`: unavailable.
@@ -80,6 +85,7 @@ impl Default for HostOptions {
             limits: Limits::default(),
             log_listener: None,
             bytecode_cache_dir: None,
+            snapshot_cache_dir: None,
             daemon: None,
             settings_dir: None,
             standby: false,
@@ -138,6 +144,7 @@ pub const NOTIFICATION_DRAIN: std::time::Duration = std::time::Duration::from_se
 impl PluginHost {
     pub fn new(options: HostOptions) -> Self {
         configure_bytecode_cache(options.bytecode_cache_dir.as_deref());
+        crate::engine::snapshot::configure_cache(options.snapshot_cache_dir.as_deref());
         let daemon = options
             .daemon
             .clone()
