@@ -14,7 +14,8 @@ use serde_json::{json, Value};
 const USAGE: &str = "\
 usage: paseo bench --plugin DIR [--plugins N] [--iterations M] [--events K] [--hook NAME]
                    [--tool NAME [--tool-input JSON]]
-                   [--bytecode-cache DIR] [--no-standby] [--spin-us N] [--json]
+                   [--bytecode-cache DIR] [--snapshot-cache DIR] [--no-standby] [--spin-us N]
+                   [--json]
   Loads N copies of the plugin (ids <manifest-id>-<i>) into one host and prints one JSON
   object: cold_start_ms_per_plugin, rss_kb_per_plugin, before_rtt_us_p50/p99 (200 warm-up
   then M waiting-hook calls on the first copy), events_per_s (K agent.turn.before
@@ -22,7 +23,10 @@ usage: paseo bench --plugin DIR [--plugins N] [--iterations M] [--events K] [--h
   The host keeps a standby isolate as the daemon does (each load or reload binds the isolate
   booted ahead, then the next one boots); timings start once it is ready. --no-standby boots
   every isolate on demand. --spin-us sets HostOptions::spin (0: threads sleep at once).
-  Defaults: N=1, M=2000, K=5000, HOOK=agent.open.before, bytecode cache off, spin 100 µs.";
+  --snapshot-cache (V8) keeps the startup snapshot in DIR, as the daemon does in its home:
+  the first run makes and writes it, later runs read it; without it each run makes it.
+  Defaults: N=1, M=2000, K=5000, HOOK=agent.open.before, bytecode cache off, snapshot made
+  in memory, spin 100 µs.";
 
 #[derive(Clone)]
 struct Options {
@@ -35,6 +39,7 @@ struct Options {
     tool: Option<String>,
     tool_input: serde_json::Value,
     bytecode_cache: Option<PathBuf>,
+    snapshot_cache: Option<PathBuf>,
     standby: bool,
     spin: std::time::Duration,
     json: bool,
@@ -50,6 +55,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         tool: None,
         tool_input: json!({}),
         bytecode_cache: None,
+        snapshot_cache: None,
         standby: true,
         spin: paseo_plugin_runtime::engine::SPIN,
         json: false,
@@ -81,6 +87,12 @@ fn parse(args: &[&str]) -> Result<Options, String> {
                 o.bytecode_cache = Some(PathBuf::from(
                     it.next()
                         .ok_or(format!("--bytecode-cache needs a directory\n{USAGE}"))?,
+                ))
+            }
+            "--snapshot-cache" => {
+                o.snapshot_cache = Some(PathBuf::from(
+                    it.next()
+                        .ok_or(format!("--snapshot-cache needs a directory\n{USAGE}"))?,
                 ))
             }
             "--tool" => {
@@ -168,6 +180,7 @@ pub async fn run(args: &[&str]) -> Result<ExitCode, String> {
     std::env::remove_var("V82JSC_NO_BC_CACHE");
     let host = Arc::new(PluginHost::new(HostOptions {
         bytecode_cache_dir: o.bytecode_cache.clone(),
+        snapshot_cache_dir: o.snapshot_cache.clone(),
         standby: o.standby,
         spin: o.spin,
         ..HostOptions::default()
@@ -196,6 +209,17 @@ pub async fn run(args: &[&str]) -> Result<ExitCode, String> {
     fields.insert("plugins".into(), json!(o.plugins));
     fields.insert("bytecode_cache".into(), json!(bytecode_cache));
     fields.insert("standby".into(), json!(o.standby));
+    // Whether the isolates booted from a startup snapshot made by this run or read from the
+    // cache (V8), or evaluated the host's JS each (QuickJS, PASEO_NO_SNAPSHOT).
+    use paseo_plugin_runtime::engine::snapshot;
+    fields.insert(
+        "snapshot".into(),
+        json!(match snapshot::origin() {
+            Some(snapshot::Origin::Made) => "made",
+            Some(snapshot::Origin::Read) => "read",
+            None => "none",
+        }),
+    );
     fields.insert("spin_us".into(), json!(o.spin.as_micros() as u64));
     if o.json {
         println!("{result}");
@@ -256,6 +280,8 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
             .map_err(|e| e.to_string())?;
         lat.push(s.elapsed().as_secs_f64() * 1e6);
     }
+
+    let floor = thread_floor(o.iterations, o.spin).await;
 
     // Agent tool round trips: validation in Rust, zod parse and execute in the plugin, result.
     let mut tool_lat = Vec::new();
@@ -329,6 +355,10 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
         "before_rtt_us_p90": round(pct(&lat, 0.9), 1),
         "before_rtt_us_p999": round(pct(&lat, 0.999), 1),
         "before_rtt_us_max": round(pct(&lat, 1.0), 1),
+        // The same number of round trips to a thread that waits as an isolate's does, with no
+        // JS and no JSON: what this machine's thread hand-offs alone cost, measured beside.
+        "floor_rtt_us_p50": round(pct(&floor, 0.5), 1),
+        "floor_rtt_us_p99": round(pct(&floor, 0.99), 1),
         "events_per_s": events_per_s.round() as u64,
         // false: the plugin has no agent.turn.before handler, so the host skips it without
         // entering JS (the Node anchor still makes the IPC round trip to its child).
@@ -337,4 +367,43 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
         "tool_rtt_us_p50": (!tool_lat.is_empty()).then(|| round(pct(&tool_lat, 0.5), 1)),
         "tool_rtt_us_p99": (!tool_lat.is_empty()).then(|| round(pct(&tool_lat, 0.99), 1)),
     }))
+}
+
+/// `iterations` round trips (after 200 unmeasured) from this task to a thread that looks for
+/// its next message for `spin` and then sleeps, as an isolate's thread does, and answers at
+/// once; the caller looks for the answer for `spin` too, as `Isolate::call` does. The floor
+/// under `before_rtt_us_*` on this machine at this moment, in µs.
+async fn thread_floor(iterations: usize, spin: std::time::Duration) -> Vec<f64> {
+    use paseo_plugin_runtime::engine::spin_until;
+    use tokio::sync::{mpsc, oneshot};
+    let (tx, mut rx) = mpsc::unbounded_channel::<oneshot::Sender<()>>();
+    let thread = std::thread::spawn(move || loop {
+        spin_until(spin, || !rx.is_empty() || rx.is_closed());
+        match rx.blocking_recv() {
+            Some(reply) => {
+                let _ = reply.send(());
+            }
+            None => return,
+        }
+    });
+    let mut lat = Vec::with_capacity(iterations);
+    for i in 0..200 + iterations {
+        let s = Instant::now();
+        let (reply, mut answer) = oneshot::channel();
+        if tx.send(reply).is_err() {
+            break;
+        }
+        let early = spin_until(spin, || {
+            !matches!(answer.try_recv(), Err(oneshot::error::TryRecvError::Empty))
+        });
+        if !early {
+            let _ = answer.await;
+        }
+        if i >= 200 {
+            lat.push(s.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    drop(tx);
+    let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+    lat
 }
