@@ -15,10 +15,15 @@
 //! `$PASEO_HOME/cache/v8-snapshot`), else made, and then written there for the next process.
 //! Making it costs about three boots (a boot, then V8 serialising a whole isolate); booting
 //! from it a quarter of one. A cached snapshot is only read when it was written for this very
-//! executable (its device, inode, size and modification time), these extensions and this host
-//! JS folder, which its file name hashes, by this user, 0600, and its checksum holds: V8 aborts
-//! the process on a snapshot of another build, and deserialising one is running its code. When
-//! the snapshot can be neither read nor made, isolates boot without it (logged once).
+//! executable (its device, inode, size and modification time), these extensions, this host JS
+//! folder and these `PASEO_V8_FLAGS`, which its file name hashes, by this user, 0600, and when
+//! its checksum holds: V8 aborts the process on a snapshot of another build, and deserialising
+//! one is running its code. When the snapshot can be neither read nor made, isolates boot
+//! without it (logged once).
+//!
+//! One snapshot per process: its isolates share V8's read-only heap, set up from the first
+//! snapshot, and isolates booting beside each other from two (a plain one and one with zod
+//! evaluated) crashed.
 //! `PASEO_NO_SNAPSHOT=1` in the environment makes none and reads none.
 //!
 //! QuickJS (v8x) has no heap snapshots (its snapshot creator replays the calls that built a
@@ -253,8 +258,8 @@ fn new_snapshot(engine: EngineConfig, fingerprint: &[&'static str]) -> Option<Sn
     }
 }
 
-/// The cache file of a snapshot for this executable, host JS folder and extensions, or `None`
-/// when the executable cannot be identified.
+/// The cache file of a snapshot for this executable, host JS folder, V8 flags and extensions,
+/// or `None` when the executable cannot be identified.
 fn cache_path(dir: &Path, host_js_dir: &Path, fingerprint: &[&str]) -> Option<PathBuf> {
     use std::os::unix::fs::MetadataExt;
     let exe = std::env::current_exe().ok()?;
@@ -268,6 +273,8 @@ fn cache_path(dir: &Path, host_js_dir: &Path, fingerprint: &[&str]) -> Option<Pa
     key.update(meta.mtime().to_le_bytes());
     key.update(meta.mtime_nsec().to_le_bytes());
     key.update(host_js_dir.as_os_str().as_encoded_bytes());
+    // V8's flags shape what it serialises; a snapshot made under other flags is another one.
+    key.update(std::env::var("PASEO_V8_FLAGS").unwrap_or_default());
     for part in fingerprint {
         key.update([0]);
         key.update(part);
