@@ -78,6 +78,8 @@ pub fn configure_cache(dir: Option<&Path>) {
 /// The largest snapshot file read (the bootstrap's is under 1 MB).
 const MAX_SNAPSHOT_FILE: u64 = 64 << 20;
 const MAGIC: &[u8] = b"paseo v8 startup snapshot 1\n";
+/// A cached file's magic line and the SHA-256 of the snapshot after it.
+const HEADER: usize = MAGIC.len() + 32;
 
 /// The host's bootstrap module (js/runtime/bootstrap.js).
 pub(super) fn bootstrap_url() -> ModuleSpecifier {
@@ -215,10 +217,12 @@ fn new_snapshot(engine: EngineConfig, fingerprint: &[&'static str]) -> Option<Sn
         .and_then(|dir| cache_path(&dir, &engine.host_js_dir, fingerprint));
     if let Some(path) = &cached {
         match read_cached(path) {
-            Ok(Some(bytes)) => {
+            Ok(Some(file)) => {
+                // Kept for the life of the process, header and all: no copy of the snapshot.
+                let bytes = &Vec::leak(file)[HEADER..];
                 tracing::debug!(path = %path.display(), bytes = bytes.len(), "startup snapshot read");
                 return Some(Snapshot {
-                    bytes: Box::leak(bytes.into_boxed_slice()),
+                    bytes,
                     fingerprint: fingerprint.to_vec(),
                     origin: Origin::Read,
                 });
@@ -284,8 +288,9 @@ fn cache_path(dir: &Path, host_js_dir: &Path, fingerprint: &[&str]) -> Option<Pa
     Some(dir.join(format!("v8-{name}.snapshot")))
 }
 
-/// The snapshot in `path`: `Ok(None)` when there is none, an error when the file is there but
-/// not one to trust (another owner, open to others, too large, damaged).
+/// The cached file in `path`, checked (its snapshot starts at `HEADER`): `Ok(None)` when there
+/// is none, an error when the file is there but not one to trust (another owner, open to
+/// others, too large, damaged).
 fn read_cached(path: &Path) -> Result<Option<Vec<u8>>, String> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let mut file = match std::fs::OpenOptions::new()
@@ -311,14 +316,12 @@ fn read_cached(path: &Path) -> Result<Option<Vec<u8>>, String> {
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    let header = MAGIC.len() + 32;
-    if bytes.len() < header || !bytes.starts_with(MAGIC) {
+    if bytes.len() < HEADER || !bytes.starts_with(MAGIC) {
         return Err("not a startup snapshot".into());
     }
-    if Sha256::digest(&bytes[header..])[..] != bytes[MAGIC.len()..header] {
+    if Sha256::digest(&bytes[HEADER..])[..] != bytes[MAGIC.len()..HEADER] {
         return Err("its checksum does not match".into());
     }
-    bytes.drain(..header);
     Ok(Some(bytes))
 }
 
@@ -335,7 +338,7 @@ fn write_cached(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             let _ = std::fs::remove_file(entry.path());
         }
     }
-    let mut framed = Vec::with_capacity(MAGIC.len() + 32 + bytes.len());
+    let mut framed = Vec::with_capacity(HEADER + bytes.len());
     framed.extend_from_slice(MAGIC);
     framed.extend_from_slice(&Sha256::digest(bytes));
     framed.extend_from_slice(bytes);
