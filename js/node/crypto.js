@@ -3,6 +3,7 @@
 // (runtime/src/node/crypto.rs), so update() streams bytes through instead of buffering them here.
 // Ciphers, signatures, keys and KDFs fail naming the member.
 import { ops, core, unsupported } from "paseo:internal/core";
+import { ioCallback } from "paseo:internal/timers";
 import { DOMException } from "paseo:internal/web/events";
 import { Buffer } from "node:buffer";
 
@@ -189,10 +190,8 @@ function validateSize(size) {
 }
 
 // Node runs the callback forms on its thread pool; here the work is done at once and the
-// callback runs on a later microtask, so it is still asynchronous to the caller.
-function later(callback, ...args) {
-  queueMicrotask(() => callback(...args));
-}
+// callback is answered as an I/O callback would be, so it is still asynchronous to the caller.
+const later = ioCallback;
 
 export function randomBytes(size, callback) {
   validateSize(size);

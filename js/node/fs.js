@@ -5,6 +5,7 @@
 // watchers (`watch`, `watchFile`) are in js/node/fs_streams.js and fs_watch.js, evaluated on
 // first use: a plugin that only reads files never evaluates node:stream.
 import { ops, unsupported, lazyModule } from "paseo:internal/core";
+import { ioCallback } from "paseo:internal/timers";
 import { Buffer } from "node:buffer";
 
 let streamsModule, watchModule;
@@ -280,32 +281,32 @@ export function open(path, flags, mode, cb) {
   cb = callbackOf([flags, mode, cb].filter((x) => x !== undefined));
   if (typeof flags === "function") flags = undefined;
   if (typeof mode === "function") mode = undefined;
-  ops.op_fs_open(toPath(path), flagsToNumber(flags), modeOf(mode, 0o666)).then((fd) => cb(null, fd), (e) => cb(e));
+  ops.op_fs_open(toPath(path), flagsToNumber(flags), modeOf(mode, 0o666)).then((fd) => ioCallback(cb, null, fd), (e) => ioCallback(cb, e));
 }
 export function close(fd, cb = () => {}) {
   let error = null;
   try { closeSync(fd); } catch (e) { error = e; }
-  queueMicrotask(() => cb(error));
+  ioCallback(cb, error);
 }
 export function read(fd, ...args) {
   const cb = callbackOf(args);
   const a = readArgs(args[0] ?? {}, args[1], args[2], args[3]);
   checkFd(fd);
-  readInto(fd, a).then((n) => cb(null, n, a.buffer), (e) => cb(e));
+  readInto(fd, a).then((n) => ioCallback(cb, null, n, a.buffer), (e) => ioCallback(cb, e));
 }
 export function write(fd, data, ...args) {
   const cb = callbackOf(args);
   const a = writeArgs(data, args[0], args[1], args[2]);
   checkFd(fd);
-  ops.op_fs_fd_write(fd, a.bytes, a.position).then((n) => cb(null, n, a.value), (e) => cb(e));
+  ops.op_fs_fd_write(fd, a.bytes, a.position).then((n) => ioCallback(cb, null, n, a.value), (e) => ioCallback(cb, e));
 }
 export function writev(fd, buffers, position, cb) {
   if (typeof position === "function") { cb = position; position = null; }
   const bytes = Buffer.concat(buffers.map((b) => bytesOf(b)));
-  ops.op_fs_fd_write(checkFd(fd), bytes, positionOf(position)).then((n) => cb(null, n, buffers), (e) => cb(e));
+  ops.op_fs_fd_write(checkFd(fd), bytes, positionOf(position)).then((n) => ioCallback(cb, null, n, buffers), (e) => ioCallback(cb, e));
 }
-export function fsync(fd, cb) { ops.op_fs_fsync_async(checkFd(fd), false).then(() => cb(null), cb); }
-export function fdatasync(fd, cb) { ops.op_fs_fsync_async(checkFd(fd), true).then(() => cb(null), cb); }
+export function fsync(fd, cb) { ops.op_fs_fsync_async(checkFd(fd), false).then(() => ioCallback(cb, null), (e) => ioCallback(cb, e)); }
+export function fdatasync(fd, cb) { ops.op_fs_fsync_async(checkFd(fd), true).then(() => ioCallback(cb, null), (e) => ioCallback(cb, e)); }
 export const fstat = callbackForm(fstatSync), ftruncate = callbackForm(ftruncateSync);
 
 // fs/promises' FileHandle: an open fd, closed once (its `fd` is then -1).
@@ -460,7 +461,7 @@ const SYNC = {
   readlink: readlinkSync, link: linkSync, mkdtemp: mkdtempSync, truncate: truncateSync,
 };
 
-// Callback forms: run the sync op, answer on a later turn as Node does.
+// Callback forms: run the sync op, answer as an I/O callback would.
 function callbackForm(fn) {
   return (...args) => {
     const cb = args.pop();
@@ -471,7 +472,8 @@ function callbackForm(fn) {
     }
     let result, error = null;
     try { result = fn(...args); } catch (e) { error = e; }
-    queueMicrotask(() => (error ? cb(error) : cb(null, result)));
+    if (error) ioCallback(cb, error);
+    else ioCallback(cb, null, result);
   };
 }
 export const readFile = callbackForm(readFileSync), writeFile = callbackForm(writeFileSync),
@@ -482,7 +484,7 @@ export const readFile = callbackForm(readFileSync), writeFile = callbackForm(wri
   access = callbackForm(accessSync), chmod = callbackForm(chmodSync), symlink = callbackForm(symlinkSync),
   readlink = callbackForm(readlinkSync), link = callbackForm(linkSync), mkdtemp = callbackForm(mkdtempSync),
   truncate = callbackForm(truncateSync);
-export function exists(path, cb) { const r = existsSync(path); queueMicrotask(() => cb(r)); }
+export function exists(path, cb) { ioCallback(cb, existsSync(path)); }
 
 // Promise forms. `signal` is honoured before the operation starts.
 function promiseForm(fn) {

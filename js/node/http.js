@@ -10,7 +10,7 @@ import * as net from "node:net";
 import { Readable, Stream } from "node:stream";
 import { nodeError as codeError } from "./internal_errors.js";
 
-const nextTick = (fn, ...args) => queueMicrotask(() => fn(...args));
+import { nextTick } from "paseo:internal/timers";
 
 export const METHODS = [
   "ACL", "BIND", "CHECKOUT", "CONNECT", "COPY", "DELETE", "GET", "HEAD", "LINK", "LOCK", "M-SEARCH",

@@ -6,7 +6,7 @@ import { Buffer } from "node:buffer";
 import { Duplex } from "node:stream";
 import { nodeError as codeError } from "./internal_errors.js";
 
-const nextTick = (fn, ...args) => queueMicrotask(() => fn(...args));
+import { nextTick } from "paseo:internal/timers";
 
 // Node's negative errno values for the codes the ops report.
 const ERRNO = {
@@ -164,8 +164,9 @@ export class Socket extends Duplex {
     clearTimeout(this._timer);
     if (this._rid !== null) ops.op_net_close(this._rid);
     cb(err);
-    // 'close' once the pending read has let go of the stream, so the descriptor is really closed.
-    Promise.resolve(this._reading).then(() => this.emit("close", Boolean(err)));
+    // 'close' once the pending read has let go of the stream, so the descriptor is really closed;
+    // as a tick, so that it follows the 'error' that `cb` queued, as Node emits them.
+    Promise.resolve(this._reading).then(() => nextTick(() => this.emit("close", Boolean(err))));
   }
 
   /** Ends the write side, then destroys the socket once everything is written. */

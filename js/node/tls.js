@@ -15,7 +15,7 @@ import * as net from "node:net";
 import { nodeError as codeError } from "./internal_errors.js";
 
 const netError = net.Socket[Symbol.for("paseo.net.error")];
-const nextTick = (fn, ...args) => queueMicrotask(() => fn(...args));
+import { nextTick } from "paseo:internal/timers";
 
 
 function describe(value) {

@@ -2,6 +2,7 @@
 // promisified (util.promisify) and stream forms, on the engine's codecs
 // (runtime/src/node/zlib.rs); brotli too (its compressing stream emits at the end).
 import { ops } from "paseo:internal/core";
+import { ioCallback } from "paseo:internal/timers";
 import { Buffer } from "node:buffer";
 import { Transform } from "node:stream";
 import { received } from "./internal_errors.js";
@@ -70,7 +71,8 @@ function callbackForm(kind) {
     } catch (e) {
       error = e;
     }
-    queueMicrotask(() => (error ? callback(error) : callback(null, result)));
+    if (error) ioCallback(callback, error);
+    else ioCallback(callback, null, result);
   };
 }
 

@@ -1,7 +1,7 @@
 // Node-style timers on deno_core's timer queue. Handles are `Timeout` objects with `ref`,
 // `unref`, `hasRef`, `refresh` and a numeric primitive. A plugin lives as long as the host keeps
 // it loaded, so `unref()` only changes what `hasRef()` reports.
-import { core, ops } from "paseo:internal/core";
+import { core, lazyModule, ops } from "paseo:internal/core";
 
 const byId = new Map();
 let nextId = 1;
@@ -31,9 +31,7 @@ export class Timeout {
 
 function check(callback) {
   if (typeof callback !== "function") {
-    const err = new TypeError(`The "callback" argument must be of type function. Received ${typeof callback}`);
-    err.code = "ERR_INVALID_ARG_TYPE";
-    throw err;
+    throw lazyModule("paseo:internal/node/internal_errors").invalidArgType("callback", ["Function"], callback);
   }
 }
 
@@ -44,10 +42,63 @@ function clear(handle) {
 
 export function setTimeout(callback, delay, ...args) { check(callback); return new Timeout(callback, delay, args, false); }
 export function setInterval(callback, delay, ...args) { check(callback); return new Timeout(callback, delay, args, true); }
-export function setImmediate(callback, ...args) { check(callback); return new Timeout(callback, 0, args, false); }
 export const clearTimeout = clear;
 export const clearInterval = clear;
-export const clearImmediate = clear;
+
+// `process.nextTick`: deno_core's tick queue, which the event loop drains as Node's does: once
+// the code that queued a tick returns (a call into the plugin, a timer callback, an op's
+// resolution, an immediate), every tick runs, then the promise continuations, and again until
+// both are empty. So a tick runs before continuations that were already queued.
+export function nextTick(callback, ...args) {
+  check(callback);
+  core.queueNextTick({ callback, args: args.length ? args : undefined, snapshot: core.getAsyncContext() });
+}
+
+/**
+ * Answers a Node-style callback the way an I/O callback would come: after the microtasks
+ * queued so far, and as a tick, so that ticks it queues run before promise continuations it
+ * queues. For callback forms whose work is done at once, or settled by an op's promise (call it
+ * from the continuation: `op().then((r) => ioCallback(cb, null, r))`).
+ */
+export function ioCallback(callback, ...args) {
+  queueMicrotask(() => nextTick(callback, ...args));
+}
+
+// `setImmediate`: deno_core's immediate queue, run in the check phase after I/O, as libuv
+// does; so an immediate queued in a timer callback runs before a 0 ms timeout queued beside it.
+// The engine's own bookkeeping ignores our objects (its ref flag is private): what keeps the
+// event loop polling for them is `immediateRefCount`, kept here.
+export class Immediate {
+  #refed = true;
+  constructor(callback, args) {
+    this._onImmediate = () => {
+      this.#unref();
+      ops.op_host_timer(true);
+      try { callback(...args); } finally { ops.op_host_timer(false); }
+    };
+    this._argv = undefined;
+    this._destroyed = false;
+    this._idleNext = this._idlePrev = null;
+    core.immediateRefCount(true);
+    core.queueImmediate(this);
+  }
+  #unref() {
+    if (this.#refed) { this.#refed = false; core.immediateRefCount(false); }
+  }
+  ref() { if (!this.#refed && !this._destroyed) { this.#refed = true; core.immediateRefCount(true); } return this; }
+  unref() { this.#unref(); return this; }
+  hasRef() { return this.#refed; }
+  _cancel() {
+    if (this._destroyed) return;
+    this.#unref();
+    core.clearImmediate(this);
+  }
+}
+
+export function setImmediate(callback, ...args) { check(callback); return new Immediate(callback, args); }
+export function clearImmediate(handle) {
+  if (handle instanceof Immediate) handle._cancel();
+}
 
 export const promises = {
   setTimeout(delay, value, { signal } = {}) {

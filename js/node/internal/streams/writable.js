@@ -155,11 +155,7 @@ Writable.prototype.setDefaultEncoding = function setDefaultEncoding(encoding) {
 function writeOrBuffer(stream, state, chunk, encoding, callback) {
   const len = state.objectMode ? 1 : chunk.length;
   state.length += len;
-  // Also behind chunks still buffered: between construction's end and the 'construct' event
-  // that flushes them, Node runs only other nextTicks, but here (nextTick is a microtask) a
-  // promise continuation can write in that window, and its chunk would overtake theirs.
-  const behind = state.buffered.length > state.bufferedIndex;
-  if (state.writing || state.corked || state.errored || !state.constructed || behind) {
+  if (state.writing || state.corked || state.errored || !state.constructed) {
     state.buffered.push({ chunk, encoding, callback });
     if (state.allBuffers && encoding !== "buffer") state.allBuffers = false;
     if (state.allNoop && callback !== nop) state.allNoop = false;
