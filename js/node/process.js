@@ -1,6 +1,6 @@
 // `process` (global and `node:process`): the daemon's environment as the plugin inherits it.
 import { core, ops, unsupported, builtin, lazyModule, evaluatedModules, BuiltinKind } from "paseo:internal/core";
-import { nextTick } from "paseo:internal/timers";
+import { nextTick as tick } from "paseo:internal/timers";
 
 const info = ops.op_process_info();
 
@@ -58,7 +58,7 @@ Object.assign(process, {
   exitCode: undefined,
   cwd: () => ops.op_process_cwd(),
   chdir: unsupported("process.chdir"),
-  nextTick,
+  nextTick: tick,
   hrtime,
   uptime: () => ops.op_timer_now() / 1000,
   memoryUsage: Object.assign(() => { const [rss] = ops.op_process_memory(); return { rss, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 }; }, { rss: () => ops.op_process_memory()[0] }),
