@@ -16,6 +16,7 @@ pub mod snapshot;
 pub mod transpile;
 mod watchdog;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
@@ -254,9 +255,11 @@ pub enum CallKind {
     Load {
         entry: ModuleSpecifier,
     },
+    /// A hook's handlers: the catalogue's name, and the input, which a notification shares
+    /// between the plugins it reaches (serialised once).
     Hook {
-        hook: String,
-        input: String,
+        hook: &'static str,
+        input: Arc<str>,
     },
     /// A plugin RPC method (`server.handle`).
     Rpc {
@@ -538,17 +541,16 @@ impl Isolate {
         timeout: Duration,
     ) -> impl Future<Output = Result<String, CallError>> + Send + 'static {
         let queued = self.enqueue(kind, timeout);
-        let id = self.shared.id.clone();
-        let fatal = self.shared.clone();
+        let shared = self.shared.clone();
         async move {
             let stopped = || {
                 CallError::Stopped(
-                    fatal
+                    shared
                         .fatal
                         .lock()
                         .unwrap()
                         .clone()
-                        .unwrap_or_else(|| format!("Plugin stopped: {id}")),
+                        .unwrap_or_else(|| format!("Plugin stopped: {}", shared.id)),
                 )
             };
             match queued {
@@ -686,8 +688,8 @@ pub(crate) enum HostCommand {
     Invoke {
         id: u32,
         kind: InvocationKind,
-        name: String,
-        input: Option<String>,
+        name: Cow<'static, str>,
+        input: Option<Arc<str>>,
     },
     /// Abort the signal of invocation `id` with this reason.
     Abort { id: u32, reason: String },
@@ -700,6 +702,8 @@ impl HostCommand {
     pub(crate) fn write_json(&self, out: &mut String) {
         use std::fmt::Write;
         let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+        // Names are mostly hook names and methods: nothing to escape, nothing to allocate.
+        let plain = |s: &str| s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
         match self {
             HostCommand::Invoke {
                 id,
@@ -707,13 +711,17 @@ impl HostCommand {
                 name,
                 input,
             } => {
-                let _ = write!(
-                    out,
-                    "[{id},\"{}\",{},{}]",
-                    kind.name(),
-                    quote(name),
-                    input.as_deref().unwrap_or("null")
-                );
+                let _ = write!(out, "[{id},\"{}\",", kind.name());
+                if plain(name) {
+                    out.push('"');
+                    out.push_str(name);
+                    out.push('"');
+                } else {
+                    out.push_str(&quote(name));
+                }
+                out.push(',');
+                out.push_str(input.as_deref().unwrap_or("null"));
+                out.push(']');
             }
             HostCommand::Abort { id, reason } => {
                 let _ = write!(out, "[{id},null,{}]", quote(reason));
@@ -1133,24 +1141,16 @@ impl Actor {
         self.next_id = self.next_id.wrapping_add(1);
         let id = self.next_id;
         use InvocationKind as K;
-        let (kind, name) = match &call.kind {
-            CallKind::Load { entry } => (K::Load, entry.to_string()),
-            CallKind::Hook { hook, .. } => (K::Hook, hook.clone()),
-            CallKind::Rpc { method, .. } => (K::Rpc, method.clone()),
-            CallKind::Event { topic, .. } => (K::Event, topic.clone()),
-            CallKind::Tool { .. } => (K::Tool, String::new()),
-            CallKind::ReleaseTools { agent_id } => (K::Release, agent_id.clone()),
-            CallKind::Provide { call, .. } => (K::Provide, call.clone()),
-            CallKind::Stop => (K::Stop, String::new()),
-        };
         let deadline = Instant::now() + call.timeout;
-        let input = match call.kind {
-            CallKind::Hook { input, .. }
-            | CallKind::Rpc { input, .. }
-            | CallKind::Tool { input }
-            | CallKind::Provide { input, .. }
-            | CallKind::Event { payload: input, .. } => Some(input),
-            CallKind::Load { .. } | CallKind::ReleaseTools { .. } | CallKind::Stop => None,
+        let (kind, name, input): (_, Cow<'static, str>, _) = match call.kind {
+            CallKind::Load { entry } => (K::Load, entry.to_string().into(), None),
+            CallKind::Hook { hook, input } => (K::Hook, hook.into(), Some(input)),
+            CallKind::Rpc { method, input } => (K::Rpc, method.into(), Some(input.into())),
+            CallKind::Event { topic, payload } => (K::Event, topic.into(), Some(payload.into())),
+            CallKind::Tool { input } => (K::Tool, "".into(), Some(input.into())),
+            CallKind::ReleaseTools { agent_id } => (K::Release, agent_id.into(), None),
+            CallKind::Provide { call, input } => (K::Provide, call.into(), Some(input.into())),
+            CallKind::Stop => (K::Stop, "".into(), None),
         };
         let mut op_state = self.state.borrow_mut();
         let st = op_state.borrow_mut::<ActorState>();

@@ -99,7 +99,7 @@ fn op_host_commands(scope: &mut v8::PinScope, state: &mut OpState) -> String {
     use super::HostCommand;
     let mut commands = std::mem::take(&mut state.borrow_mut::<ActorState>().commands);
     let input_len = |c: &HostCommand| match c {
-        HostCommand::Invoke { input, .. } => input.as_ref().map_or(0, String::len),
+        HostCommand::Invoke { input, .. } => input.as_ref().map_or(0, |s| s.len()),
         HostCommand::Abort { .. } => 0,
     };
     let size: usize = commands.iter().map(input_len).sum();

@@ -28,15 +28,16 @@ use crate::tools::{
 };
 
 impl PluginHost {
-    /// Plugins (in ID order) whose current registrations include `hook`.
-    fn subscribers(&self, hook: &str) -> Vec<(String, Arc<Isolate>, Limits)> {
+    /// Plugins (in ID order) whose current registrations include `hook`. Each isolate knows
+    /// its plugin's ID (`shared.id`).
+    fn subscribers(&self, hook: &str) -> Vec<(Arc<Isolate>, Limits)> {
         self.slots
             .lock()
             .unwrap()
-            .iter()
-            .filter_map(|(id, slot)| {
+            .values()
+            .filter_map(|slot| {
                 slot.subscriber(hook)
-                    .map(|iso| (id.clone(), iso.clone(), slot.limits.clone()))
+                    .map(|iso| (iso.clone(), slot.limits.clone()))
             })
             .collect()
     }
@@ -60,17 +61,20 @@ impl PluginHost {
         // A plugin being reloaded takes part with its new code rather than being skipped.
         self.wait_for_restarts(None).await;
         let subscribers = self.subscribers(hook);
+        let hook: &'static str = spec.name.as_str();
         if !spec.waiting {
-            let calls = subscribers.into_iter().map(|(id, iso, limits)| {
-                let payload = input.to_string();
+            // Serialised once: every subscriber is given the same text.
+            let payload: Arc<str> = Arc::from(input.to_string());
+            let calls = subscribers.into_iter().map(|(iso, limits)| {
+                let payload = payload.clone();
                 async move {
                     let call = CallKind::Hook {
-                        hook: hook.to_string(),
+                        hook,
                         input: payload,
                     };
                     // `send`, not `call`: nothing here is worth spinning for an answer.
                     if let Err(e) = iso.send(call, limits.hook_timeout).await {
-                        let message = call_error_message(&id, e);
+                        let message = call_error_message(&iso.shared.id, e);
                         iso.shared.logs.write(
                             Stream::Stderr,
                             &format!("Lifecycle hook {hook} failed: {message}"),
@@ -82,14 +86,16 @@ impl PluginHost {
             return Ok(Value::Null);
         }
         if !spec.returns_request {
-            for (id, iso, limits) in subscribers {
+            let payload: Arc<str> = Arc::from(input.to_string());
+            for (iso, limits) in subscribers {
+                let id = &iso.shared.id;
                 let call = CallKind::Hook {
-                    hook: hook.to_string(),
-                    input: input.to_string(),
+                    hook,
+                    input: payload.clone(),
                 };
                 iso.call(call, limits.hook_timeout)
                     .await
-                    .map_err(|e| HookError::plugin(&id, hook, call_error_message(&id, e)))?;
+                    .map_err(|e| HookError::plugin(id, hook, call_error_message(id, e)))?;
             }
             return Ok(Value::Null);
         }
@@ -306,9 +312,9 @@ fn call_error_message(id: &str, e: CallError) -> String {
 }
 
 pub(crate) async fn run_request_chain(
-    spec: &HookSpec,
+    spec: &'static HookSpec,
     input: Value,
-    subscribers: Vec<(String, Arc<Isolate>, Limits)>,
+    subscribers: Vec<(Arc<Isolate>, Limits)>,
     open: &OpenContext,
 ) -> Result<Value, HookError> {
     let hook = spec.name.as_str();
@@ -319,7 +325,8 @@ pub(crate) async fn run_request_chain(
         .filter(|r| r.per_plugin.iter().all(|f| input.get(f).is_some()));
     let mut request = input;
     let mut merged = Merged::default();
-    for (id, iso, limits) in subscribers {
+    for (iso, limits) in subscribers {
+        let id = iso.shared.id.as_str();
         // The plugin is given the request with its per-plugin fields empty; they wait aside.
         let kept: Option<Vec<Value>> = rules.map(|r| {
             r.per_plugin
@@ -335,8 +342,8 @@ pub(crate) async fn run_request_chain(
                 .collect()
         });
         let call = CallKind::Hook {
-            hook: hook.to_string(),
-            input: format!("{{\"request\":{request}}}"),
+            hook,
+            input: Arc::from(format!("{{\"request\":{request}}}")),
         };
         let output = iso
             .call(call, limits.hook_timeout)

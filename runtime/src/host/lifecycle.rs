@@ -56,7 +56,7 @@ impl Slot {
     pub(super) fn notify(
         &self,
         hook: &'static str,
-        payload: &str,
+        payload: &Arc<str>,
     ) -> Option<(
         &'static str,
         Arc<Isolate>,
@@ -65,8 +65,8 @@ impl Slot {
         let iso = self.subscriber(hook)?;
         let outcome = iso.send(
             CallKind::Hook {
-                hook: hook.to_string(),
-                input: payload.to_string(),
+                hook,
+                input: payload.clone(),
             },
             self.limits.hook_timeout,
         );
