@@ -106,8 +106,11 @@ async fn isolates_booted_from_the_snapshot_have_their_own_time_origin_environmen
             "timeOrigin {origin} outside its load [{before}, {after}]: {seen}"
         );
         assert_eq!(f(seen, "timeOriginJson"), origin, "{seen}");
+        // `now` and `perfNow` are read one after the other, which took 2.7 ms once in a debug
+        // build on a loaded machine. The bounds above are what tell the isolate's origin from
+        // the snapshot's; this checks the clocks agree.
         assert!(
-            (origin + f(seen, "perfNow") - f(seen, "now")).abs() < 2.0,
+            (origin + f(seen, "perfNow") - f(seen, "now")).abs() < 20.0,
             "timeOrigin + performance.now() is not Date.now(): {seen}"
         );
         assert!(f(seen, "uptime") * 1e3 <= after - before + 2.0, "{seen}");
