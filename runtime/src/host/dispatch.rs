@@ -348,17 +348,17 @@ pub(crate) async fn run_request_chain(
         let output = iso
             .call(call, limits.hook_timeout)
             .await
-            .map_err(|e| HookError::plugin(&id, hook, call_error_message(&id, e)))?;
+            .map_err(|e| HookError::plugin(id, hook, call_error_message(id, e)))?;
         // "" when no handler changed the request. Otherwise the isolate validated every change
         // but the last one, which is checked here against what the plugin was given.
         let mut next: Value = if output.is_empty() {
             std::mem::take(&mut request)
         } else {
             validate::check_result_size(output.len())
-                .map_err(|m| HookError::plugin(&id, hook, m))?;
+                .map_err(|m| HookError::plugin(id, hook, m))?;
             let output = serde_json::from_str(&output)
-                .map_err(|e| HookError::plugin(&id, hook, format!("invalid request: {e}")))?;
-            check_result(spec, &request, output).map_err(|m| HookError::plugin(&id, hook, m))?
+                .map_err(|e| HookError::plugin(id, hook, format!("invalid request: {e}")))?;
+            check_result(spec, &request, output).map_err(|m| HookError::plugin(id, hook, m))?
         };
         if let (Some(rules), Some(kept)) = (rules, kept) {
             let added: Map<String, Value> = rules
@@ -371,8 +371,8 @@ pub(crate) async fn run_request_chain(
             if rules.attaches(&next) {
                 let provider = next["provider"].as_str().unwrap_or_default();
                 merged
-                    .add(&id, added, open, provider)
-                    .map_err(|m| HookError::plugin(&id, hook, m))?;
+                    .add(id, added, open, provider)
+                    .map_err(|m| HookError::plugin(id, hook, m))?;
             }
         }
         request = next;
