@@ -26,3 +26,50 @@ async fn ticks_continuations_immediates_and_timers_run_in_nodes_order() {
     assert_eq!(node["fromTimer"][1], "sync end", "{node}");
     assert_same_as_node(&ours, &node);
 }
+
+/// A tick, an immediate or a timer callback that throws is reported in the plugin's log (Node
+/// would end the process; a plugin cannot end the daemon), the ticks queued after it still
+/// run, and the plugin goes on serving.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_throwing_tick_immediate_or_timer_is_logged_and_the_plugin_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("paseo-plugin.json"),
+        r#"{ "id": "throwing-queues", "requirements": { "paseo": ">=0.8.0" } }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("index.server.ts"),
+        r#"export default function (s: any) {
+  s.addHook("agent.open.before", async ({ request }: any) => {
+    const ran: string[] = [];
+    process.nextTick(() => { throw new Error("tick boom"); });
+    process.nextTick(() => ran.push("tick"));
+    setImmediate(() => { throw new Error("immediate boom"); });
+    setImmediate(() => ran.push("immediate"));
+    setTimeout(() => { throw new Error("timer boom"); }, 0);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    return { ...request, env: { ...request.env, RAN: ran.join(",") } };
+  });
+  return () => {};
+}
+"#,
+    )
+    .unwrap();
+    let host = host();
+    host.load(dir.path()).await.unwrap();
+    let out = open(&host, open_request()).await.unwrap();
+    assert_eq!(out["env"]["RAN"], "tick,immediate", "{out}");
+    let logs = log_lines(&host, "throwing-queues");
+    for boom in ["tick boom", "immediate boom", "timer boom"] {
+        assert!(
+            logs.iter()
+                .any(|l| l.starts_with("[paseo] Uncaught error: Error: ") && l.contains(boom)),
+            "{boom} not logged: {logs:#?}"
+        );
+    }
+    // Still serving.
+    let again = open(&host, open_request()).await.unwrap();
+    assert_eq!(again["env"]["RAN"], "tick,immediate", "{again}");
+    host.shutdown().await;
+}

@@ -1022,10 +1022,16 @@ impl Actor {
             let (deadline, budget) = self.turn_deadline();
             let turn = self.enter_js(deadline, budget, |js| {
                 let polled = js.poll_event_loop(cx, PollEventLoopOptions::default());
-                ((), polled.map(|r| r.err().map(|e| e.to_string())))
+                let uncaught = matches!(polled, Poll::Ready(Err(_)));
+                (uncaught, polled.map(|r| r.err().map(|e| e.to_string())))
             });
-            if let Err(exit) = turn {
-                return Poll::Ready(exit);
+            match turn {
+                Err(exit) => return Poll::Ready(exit),
+                // deno_core ends a turn where an uncaught error surfaced (a timer callback that
+                // threw), before it arms the wake-up for the timers still pending: the rest of
+                // the turn runs in the next one, now, or those timers would wait for a call.
+                Ok(true) => cx.waker().wake_by_ref(),
+                Ok(false) => {}
             }
             if std::mem::take(
                 &mut self
