@@ -27,7 +27,7 @@ async fn ticks_continuations_immediates_and_timers_run_in_nodes_order() {
     assert_same_as_node(&ours, &node);
 }
 
-/// A tick, an immediate or a timer callback that throws is reported in the plugin's log (Node
+/// A tick, an immediate, a timer or a microtask callback that throws is reported in the plugin's log (Node
 /// would end the process; a plugin cannot end the daemon), the ticks queued after it still
 /// run, and the plugin goes on serving.
 #[tokio::test(flavor = "multi_thread")]
@@ -48,6 +48,7 @@ async fn a_throwing_tick_immediate_or_timer_is_logged_and_the_plugin_goes_on() {
     setImmediate(() => { throw new Error("immediate boom"); });
     setImmediate(() => ran.push("immediate"));
     setTimeout(() => { throw new Error("timer boom"); }, 0);
+    queueMicrotask(() => { throw new Error("microtask boom"); });
     await new Promise((resolve) => setTimeout(resolve, 30));
     return { ...request, env: { ...request.env, RAN: ran.join(",") } };
   });
@@ -61,7 +62,12 @@ async fn a_throwing_tick_immediate_or_timer_is_logged_and_the_plugin_goes_on() {
     let out = open(&host, open_request()).await.unwrap();
     assert_eq!(out["env"]["RAN"], "tick,immediate", "{out}");
     let logs = log_lines(&host, "throwing-queues");
-    for boom in ["tick boom", "immediate boom", "timer boom"] {
+    for boom in [
+        "tick boom",
+        "immediate boom",
+        "timer boom",
+        "microtask boom",
+    ] {
         assert!(
             logs.iter()
                 .any(|l| l.starts_with("[paseo] Uncaught error: Error: ") && l.contains(boom)),
