@@ -28,6 +28,16 @@ pub fn host_with_timeout(ms: u64) -> PluginHost {
     })
 }
 
+/// Writes a plugin folder: a manifest with `id` and its `index.server.ts`.
+pub fn write_plugin(dir: &std::path::Path, id: &str, code: &str) {
+    std::fs::write(
+        dir.join("paseo-plugin.json"),
+        format!(r#"{{ "id": "{id}", "requirements": {{ "paseo": ">=0.8.0" }} }}"#),
+    )
+    .unwrap();
+    std::fs::write(dir.join("index.server.ts"), code).unwrap();
+}
+
 pub async fn load_all(host: &PluginHost, names: &[&str]) {
     for name in names {
         host.load(&fixture(name))

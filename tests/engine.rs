@@ -186,17 +186,12 @@ async fn heap_bomb_is_stopped_and_marked_failed_without_harming_others() {
 #[tokio::test(flavor = "multi_thread")]
 async fn reload_picks_up_edited_source_and_keeps_the_log_tail() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("paseo-plugin.json"),
-        r#"{ "id": "edit-me", "requirements": { "paseo": ">=0.8.0" } }"#,
-    )
-    .unwrap();
     let write = |v: &str| {
-        std::fs::write(
-            dir.path().join("index.server.ts"),
-            format!("export default function (s: any) {{ s.addHook(\"agent.open.before\", async ({{ request }}: any) => ({{ ...request, env: {{ V: \"{v}\" }} }})); return () => console.log(\"cleanup {v}\"); }}"),
+        write_plugin(
+            dir.path(),
+            "edit-me",
+            &format!("export default function (s: any) {{ s.addHook(\"agent.open.before\", async ({{ request }}: any) => ({{ ...request, env: {{ V: \"{v}\" }} }})); return () => console.log(\"cleanup {v}\"); }}"),
         )
-        .unwrap()
     };
     write("one");
     let host = host();

@@ -27,19 +27,15 @@ async fn ticks_continuations_immediates_and_timers_run_in_nodes_order() {
     assert_same_as_node(&ours, &node);
 }
 
-/// A tick, an immediate, a timer or a microtask callback that throws is reported in the plugin's log (Node
-/// would end the process; a plugin cannot end the daemon), the ticks queued after it still
-/// run, and the plugin goes on serving.
+/// A tick, an immediate, a timer or a microtask callback that throws is reported in the
+/// plugin's log (Node would end the process; a plugin cannot end the daemon), the ticks and
+/// immediates queued after it still run, and the plugin goes on serving.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_throwing_tick_immediate_or_timer_is_logged_and_the_plugin_goes_on() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("paseo-plugin.json"),
-        r#"{ "id": "throwing-queues", "requirements": { "paseo": ">=0.8.0" } }"#,
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("index.server.ts"),
+    write_plugin(
+        dir.path(),
+        "throwing-queues",
         r#"export default function (s: any) {
   s.addHook("agent.open.before", async ({ request }: any) => {
     const ran: string[] = [];
@@ -55,8 +51,7 @@ async fn a_throwing_tick_immediate_or_timer_is_logged_and_the_plugin_goes_on() {
   return () => {};
 }
 "#,
-    )
-    .unwrap();
+    );
     let host = host();
     host.load(dir.path()).await.unwrap();
     let out = open(&host, open_request()).await.unwrap();

@@ -17,13 +17,9 @@ use serde_json::Value;
 /// A plugin that reports, in `agent.open.before`'s env (`PROBE_<id>`), what its isolate saw
 /// while its module was evaluated.
 fn write_probe(dir: &Path) {
-    std::fs::write(
-        dir.join("paseo-plugin.json"),
-        r#"{ "id": "snapshot-probe", "requirements": { "paseo": ">=0.8.0" } }"#,
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("index.server.ts"),
+    write_plugin(
+        dir,
+        "snapshot-probe",
         r#"import { env, pid, execPath } from "node:process";
 const seen = {
   timeOrigin: performance.timeOrigin,
@@ -53,8 +49,7 @@ export default function contribute(server: any) {
   return () => {};
 }
 "#,
-    )
-    .unwrap();
+    );
 }
 
 fn wall_ms() -> f64 {
