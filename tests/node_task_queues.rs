@@ -24,10 +24,25 @@ async fn ticks_continuations_immediates_and_timers_run_in_nodes_order() {
         .await
         .unwrap();
     assert_eq!(node["fromTimer"][1], "sync end", "{node}");
+    assert_eq!(
+        node["betweenIoCallbacks"],
+        serde_json::json!([
+            "1",
+            "1.tick",
+            "1.promise",
+            "2",
+            "2.tick",
+            "2.promise",
+            "3",
+            "3.tick",
+            "3.promise"
+        ]),
+        "{node}"
+    );
     assert_same_as_node(&ours, &node);
 }
 
-/// A tick, an immediate, a timer or a microtask callback that throws is reported in the
+/// A tick, an immediate, a timer, a microtask or an I/O callback that throws is reported in the
 /// plugin's log (Node would end the process; a plugin cannot end the daemon), the ticks and
 /// immediates queued after it still run, and the plugin goes on serving.
 #[tokio::test(flavor = "multi_thread")]
@@ -36,7 +51,8 @@ async fn a_throwing_tick_immediate_or_timer_is_logged_and_the_plugin_goes_on() {
     write_plugin(
         dir.path(),
         "throwing-queues",
-        r#"export default function (s: any) {
+        r#"import fs from "node:fs";
+export default function (s: any) {
   s.addHook("agent.open.before", async ({ request }: any) => {
     const ran: string[] = [];
     process.nextTick(() => { throw new Error("tick boom"); });
@@ -45,6 +61,8 @@ async fn a_throwing_tick_immediate_or_timer_is_logged_and_the_plugin_goes_on() {
     setImmediate(() => ran.push("immediate"));
     setTimeout(() => { throw new Error("timer boom"); }, 0);
     queueMicrotask(() => { throw new Error("microtask boom"); });
+    fs.close(fs.openSync("/dev/null", "r"), () => { throw new Error("io boom"); });
+    fs.close(fs.openSync("/dev/null", "r"), () => ran.push("io"));
     await new Promise((resolve) => setTimeout(resolve, 30));
     return { ...request, env: { ...request.env, RAN: ran.join(",") } };
   });
@@ -55,13 +73,14 @@ async fn a_throwing_tick_immediate_or_timer_is_logged_and_the_plugin_goes_on() {
     let host = host();
     host.load(dir.path()).await.unwrap();
     let out = open(&host, open_request()).await.unwrap();
-    assert_eq!(out["env"]["RAN"], "tick,immediate", "{out}");
+    assert_eq!(out["env"]["RAN"], "tick,io,immediate", "{out}");
     let logs = log_lines(&host, "throwing-queues");
     for boom in [
         "tick boom",
         "immediate boom",
         "timer boom",
         "microtask boom",
+        "io boom",
     ] {
         assert!(
             logs.iter()
@@ -71,6 +90,6 @@ async fn a_throwing_tick_immediate_or_timer_is_logged_and_the_plugin_goes_on() {
     }
     // Still serving.
     let again = open(&host, open_request()).await.unwrap();
-    assert_eq!(again["env"]["RAN"], "tick,immediate", "{again}");
+    assert_eq!(again["env"]["RAN"], "tick,io,immediate", "{again}");
     host.shutdown().await;
 }

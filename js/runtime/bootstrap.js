@@ -56,6 +56,20 @@ const crypto = {
 };
 
 define("console", console);
+
+// What a tick, timer, immediate or queueMicrotask callback throws is logged at once and the
+// queue it came from goes on (where Node would end the process). deno_core's default ends the
+// event-loop turn instead, and keeps one such error per turn, so a second one in the same turn
+// went unlogged. (An unhandled rejection still ends the turn; the engine logs it.)
+core.setReportExceptionCallback((error) => {
+  let text;
+  try {
+    text = error instanceof Error && typeof error.stack === "string" ? error.stack : lazyModule("node:util").inspect(error);
+  } catch {
+    text = "(an error that cannot be printed)";
+  }
+  ops.op_host_log(1, `[paseo] Uncaught error: ${text}`);
+});
 for (const name of ["setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate"]) {
   define(name, timers[name]);
 }

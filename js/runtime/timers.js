@@ -59,9 +59,41 @@ export function nextTick(callback, ...args) {
  * queued so far, and as a tick, so that ticks it queues run before promise continuations it
  * queues. For callback forms whose work is done at once, or settled by an op's promise (call it
  * from the continuation: `op().then((r) => ioCallback(cb, null, r))`).
+ *
+ * As libuv runs them, each I/O callback is followed by every tick and continuation it queued
+ * before the next one runs: callbacks that arrive together wait in `ioQueue`, and one tick
+ * (`runIo`) runs them, draining the tick queue between two. Were they plain ticks, a tick
+ * queued by the first would run after the second (a write stream whose open completes beside
+ * a read could then write a chunk ahead of those it buffered while opening).
  */
 export function ioCallback(callback, ...args) {
-  queueMicrotask(() => nextTick(callback, ...args));
+  queueMicrotask(() => {
+    ioQueue.push({ callback, args });
+    if (!ioScheduled) {
+      ioScheduled = true;
+      nextTick(runIo);
+    }
+  });
+}
+const ioQueue = [];
+let ioScheduled = false;
+function runIo() {
+  while (ioQueue.length) {
+    const { callback, args } = ioQueue.shift();
+    let threw = true;
+    try {
+      Reflect.apply(callback, undefined, args);
+      threw = false;
+    } finally {
+      // The tick queue reports what a callback throws; the rest run in a tick of their own.
+      if (threw) {
+        if (ioQueue.length) nextTick(runIo);
+        else ioScheduled = false;
+      }
+    }
+    if (ioQueue.length) core.runNextTicks();
+  }
+  ioScheduled = false;
 }
 
 // `setImmediate`: deno_core's immediate queue, run in the check phase after I/O, as libuv
