@@ -6,6 +6,7 @@ import { ops, unsupported, lazyModule } from "paseo:internal/core";
 import { EventEmitter } from "node:events";
 import { Buffer } from "node:buffer";
 import process from "node:process";
+import { ioCallback, nextTick } from "paseo:internal/timers";
 
 const signals = {
   SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGILL: 4, SIGTRAP: 5, SIGABRT: 6, SIGIOT: 6, SIGBUS: 7, SIGFPE: 8,
@@ -222,8 +223,10 @@ export class ChildProcess extends EventEmitter {
       return null;
     });
     [, this.stdout, this.stderr] = this.stdio;
+    // As Node's: 'spawn', or the error of a spawn that failed, comes as a tick; 'exit' as the
+    // I/O callback of the child's end; 'close' with the last of 'exit' and the pipes' ends.
     if (r.error) {
-      queueMicrotask(() => {
+      nextTick(() => {
         this.exitCode = r.errno;
         this.#onExit();
         try { this.emit("error", spawnError(r.error, r.errno, `spawn ${file}`, file, args)); } finally { this.#flush(); }
@@ -231,13 +234,13 @@ export class ChildProcess extends EventEmitter {
       return;
     }
     this.pid = r.pid;
-    queueMicrotask(() => this.emit("spawn"));
-    ops.op_cp_wait(r.rid).then(([code, signal]) => {
+    nextTick(() => this.emit("spawn"));
+    ops.op_cp_wait(r.rid).then(([code, signal]) => ioCallback(() => {
       if (signal != null) this.signalCode = signalName(signal);
       else this.exitCode = code;
       this.#onExit();
       try { this.emit("exit", this.exitCode, this.signalCode); } finally { this.#flush(); }
-    }, (e) => this.emit("error", e));
+    }), (e) => ioCallback(() => this.emit("error", e)));
   }
 
   #onExit() {
@@ -252,7 +255,7 @@ export class ChildProcess extends EventEmitter {
   #maybeClose() {
     if (this.#exited && this.#open === 0 && !this.#closed) {
       this.#closed = true;
-      queueMicrotask(() => this.emit("close", this.exitCode, this.signalCode));
+      this.emit("close", this.exitCode, this.signalCode);
     }
   }
 
@@ -300,7 +303,7 @@ export function spawn(file, args, options) {
         if (child.kill(killSignal)) child.emit("error", abortError(o.signal.reason));
       } catch (err) { child.emit("error", err); }
     };
-    if (o.signal.aborted) queueMicrotask(onAbort);
+    if (o.signal.aborted) nextTick(onAbort);
     else {
       o.signal.addEventListener("abort", onAbort, { once: true });
       child.once("exit", () => o.signal.removeEventListener("abort", onAbort));
