@@ -6,7 +6,7 @@ import { ops, unsupported, lazyModule } from "paseo:internal/core";
 import { EventEmitter } from "node:events";
 import { Buffer } from "node:buffer";
 import process from "node:process";
-import { ioCallback, nextTick } from "paseo:internal/timers";
+import { ioCallback, nextTick, setImmediate } from "paseo:internal/timers";
 
 const signals = {
   SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGILL: 4, SIGTRAP: 5, SIGABRT: 6, SIGIOT: 6, SIGBUS: 7, SIGFPE: 8,
@@ -69,9 +69,12 @@ function pipes() {
       if (this.#rid != null) ops.op_cp_close(this.#rid);
       this.#rid = null;
     }
+    // As a socket's: 'close' comes from the handle's close callback, in a later phase of the
+    // event loop (an immediate here), so that code continuing after 'end' still sees it.
     _destroy(error, cb) {
       this._closePipe();
-      cb(error);
+      if (error) cb(error);
+      else setImmediate(cb);
     }
     ref() { return this; }
     unref() { return this; }
