@@ -75,6 +75,10 @@ makes on stderr as [paseo] sdk <method> <json arguments>. Plugin settings and se
 $PASEO_HOME/plugin-settings ($PASEO_HOME defaults to ~/.paseo).
 ";
 
+/// The daemon's threads hand memory to one another on every call; see Cargo.toml.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     // Without PASEO_LOG: errors, and the daemon's own warnings (a torn journal line dropped, a
