@@ -19,7 +19,9 @@ usage: paseo bench --plugin DIR [--plugins N] [--iterations M] [--events K] [--h
   Loads N copies of the plugin (ids <manifest-id>-<i>) into one host and prints one JSON
   object: cold_start_ms_per_plugin, rss_kb_per_plugin, before_rtt_us_p50/p99 (200 warm-up
   then M waiting-hook calls on the first copy), events_per_s (K agent.turn.before
-  notifications fired together), reload_ms (median of 10 reloads of the first copy).
+  notifications fired together as the daemon fires them, until all are settled),
+  run_hook_events_per_s (the same as K awaited run_hook calls in their own tasks), reload_ms
+  (median of 10 reloads of the first copy).
   The host keeps a standby isolate as the daemon does (each load or reload binds the isolate
   booted ahead, then the next one boots); timings start once it is ready. --no-standby boots
   every isolate on demand. --spin-us sets HostOptions::spin (0: threads sleep at once).
@@ -309,19 +311,27 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
         }
     }
 
-    // Notifications: fire all, then await all.
+    // Notifications: fire all, then await all. First as the daemon fires them (`notify`:
+    // queued from one task, nobody waits for each, done once the host has none in flight),
+    // then as separate awaited calls (`run_hook` in K spawned tasks), which costs each a task
+    // and a wake-up. Node's anchor sends K IPC messages and awaits K replies.
     let agent = json!({ "id": "agent-123", "workspaceId": "workspace-456", "parentAgentId": null, "provider": "codex",
         "cwd": "/projects/shop", "title": null });
     let listens = host
         .plugin(first)
         .is_some_and(|p| p.registrations.has_hook("agent.turn.before"));
+    let event = |i: usize| json!({ "agent": agent, "turnId": format!("t{i}") });
+    let te = Instant::now();
+    for i in 0..o.events {
+        host.notify_json("agent.turn.before", event(i));
+    }
+    host.notifications_settled().await;
+    let events_per_s = o.events as f64 / te.elapsed().as_secs_f64();
+
     let te = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..o.events {
-        let (host, event) = (
-            host.clone(),
-            json!({ "agent": agent, "turnId": format!("t{i}") }),
-        );
+        let (host, event) = (host.clone(), event(i));
         tasks.spawn(async move {
             host.run_hook("agent.turn.before", event, &OpenContext::default())
                 .await
@@ -332,7 +342,20 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
         done.map_err(|e| e.to_string())?
             .map_err(|e| e.to_string())?;
     }
-    let events_per_s = o.events as f64 / te.elapsed().as_secs_f64();
+    let run_hook_events_per_s = o.events as f64 / te.elapsed().as_secs_f64();
+    // A notification that failed is in the plugin's log: a measurement that includes failures
+    // is not one.
+    let failures = host
+        .logs(first)
+        .iter()
+        .filter(|l| {
+            l.message
+                .contains("Lifecycle hook agent.turn.before failed")
+        })
+        .count();
+    if failures > 0 {
+        return Err(format!("{failures} notifications failed in {first}"));
+    }
 
     // An author's edit-and-retry: each reload finds the standby its previous one left booting.
     let mut reloads = Vec::new();
@@ -360,6 +383,7 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
         "floor_rtt_us_p50": round(pct(&floor, 0.5), 1),
         "floor_rtt_us_p99": round(pct(&floor, 0.99), 1),
         "events_per_s": events_per_s.round() as u64,
+        "run_hook_events_per_s": run_hook_events_per_s.round() as u64,
         // false: the plugin has no agent.turn.before handler, so the host skips it without
         // entering JS (the Node anchor still makes the IPC round trip to its child).
         "events_reach_plugin": listens,

@@ -358,6 +358,45 @@ async fn agent_configuration_example_sets_codex_options_and_keeps_the_rest() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn fired_notifications_settle_and_one_past_its_deadline_is_logged_under_its_plugin() {
+    // `drain`'s handler takes 300 ms, past this host's 100 ms hook deadline; `notify` answers
+    // at once (its second handler throws, which the plugin logs itself).
+    let host = std::sync::Arc::new(host_with_timeout(100));
+    load_all(&host, &["drain", "notify"]).await;
+    let event = |turn: usize| json!({ "agent": agent(), "turnId": turn.to_string(), "outcome": { "kind": "completed" }, "timeline": [] });
+    for turn in 0..50 {
+        host.notify_json("agent.turn.after", event(turn));
+    }
+    // Nothing waits for each one; the host knows when all of them are settled.
+    host.notifications_settled().await;
+    let handled = log_lines(&host, "notify")
+        .iter()
+        .filter(|l| *l == "turn ended for agent-123: completed")
+        .count();
+    assert_eq!(handled, 50);
+    // Each timed out while its handler slept, and says so under the plugin.
+    let timed_out = log_lines(&host, "drain")
+        .iter()
+        .filter(|l| {
+            *l == "Lifecycle hook agent.turn.after failed: Plugin RPC timed out: drain.hook"
+        })
+        .count();
+    assert_eq!(timed_out, 50, "{:?}", log_lines(&host, "drain"));
+    // A plugin stopped with notifications queued answers each as stopped, and they settle too.
+    for turn in 0..5 {
+        host.notify_json("agent.turn.after", event(turn));
+    }
+    host.stop("drain").await.unwrap();
+    tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        host.notifications_settled(),
+    )
+    .await
+    .expect("notifications to a stopped plugin settle");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn shutdown_lets_pending_notifications_finish() {
     let host = std::sync::Arc::new(host());
     load_all(&host, &["drain"]).await;

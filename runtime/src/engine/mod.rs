@@ -213,6 +213,15 @@ impl PluginShared {
         self.wedge.notify_waiters();
     }
 
+    /// Why calls fail now that the isolate is gone: its fatal error, or that it stopped.
+    pub fn stopped_reason(&self) -> String {
+        self.fatal
+            .lock()
+            .unwrap()
+            .clone()
+            .unwrap_or_else(|| format!("Plugin stopped: {}", self.id))
+    }
+
     /// Resolves once the isolate is wedged.
     async fn until_wedged(&self) {
         loop {
@@ -291,9 +300,53 @@ pub enum CallKind {
 struct Call {
     kind: CallKind,
     timeout: Duration,
-    reply: oneshot::Sender<Result<String, CallError>>,
+    reply: Reply,
     /// The host's id of this call, for cancelling it.
     token: u64,
+}
+
+/// Where the outcome of a call goes.
+pub(crate) enum Reply {
+    /// A caller waiting for it (`Isolate::call`, `Isolate::send`).
+    Waiting(oneshot::Sender<Result<String, CallError>>),
+    /// Nobody waits (`Isolate::notify`): a function run with it.
+    Done(Done),
+}
+
+impl Reply {
+    pub(crate) fn send(self, outcome: Result<String, CallError>) {
+        match self {
+            Reply::Waiting(tx) => {
+                let _ = tx.send(outcome);
+            }
+            Reply::Done(mut done) => done.run(outcome),
+        }
+    }
+}
+
+/// The function that takes the outcome of a call nobody waits for. It runs exactly once: with
+/// the outcome where the isolate's thread settles the call, or with `CallError::Stopped` where
+/// the call is dropped unanswered (the isolate is gone).
+pub(crate) struct Done {
+    run: Option<Box<DoneFn>>,
+    shared: Arc<PluginShared>,
+}
+
+type DoneFn = dyn FnOnce(&PluginShared, Result<String, CallError>) + Send;
+
+impl Done {
+    fn run(&mut self, outcome: Result<String, CallError>) {
+        if let Some(run) = self.run.take() {
+            run(&self.shared, outcome);
+        }
+    }
+}
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        let reason = self.shared.stopped_reason();
+        self.run(Err(CallError::Stopped(reason)));
+    }
 }
 
 enum Message {
@@ -517,20 +570,53 @@ impl Isolate {
         timeout: Duration,
     ) -> Result<(u64, oneshot::Receiver<Result<String, CallError>>), CallError> {
         let (reply, rx) = oneshot::channel();
-        let token = self.next_token.fetch_add(1, Ordering::Relaxed);
-        if self
-            .tx
-            .send(Message::Call(Call {
-                kind,
-                timeout,
-                reply,
-                token,
-            }))
-            .is_err()
-        {
-            return Err(CallError::Stopped(self.stopped_reason()));
+        match self.queue(kind, timeout, Reply::Waiting(reply)) {
+            Ok(token) => Ok((token, rx)),
+            Err(_) => Err(CallError::Stopped(self.stopped_reason())),
         }
-        Ok((token, rx))
+    }
+
+    /// Queues a call with where its outcome goes; returns its token, or the call back if the
+    /// isolate is gone.
+    fn queue(&self, kind: CallKind, timeout: Duration, reply: Reply) -> Result<u64, Call> {
+        let token = self.next_token.fetch_add(1, Ordering::Relaxed);
+        let call = Call {
+            kind,
+            timeout,
+            reply,
+            token,
+        };
+        match self.tx.send(Message::Call(call)) {
+            Ok(()) => Ok(token),
+            Err(mpsc::error::SendError(Message::Call(call))) => Err(call),
+            Err(_) => unreachable!("a call was sent"),
+        }
+    }
+
+    /// Queues a call nobody waits for (a notification); `done` takes its outcome, once: on
+    /// the isolate's thread when the plugin settles it or its deadline passes, or
+    /// `CallError::Stopped` if the isolate goes before. No task waits for the answer, so a
+    /// notification costs its sender no wake-up. If the isolate is gone already, `done` is
+    /// not run and the error is returned: the caller may hold locks `done` must not run under.
+    pub fn notify(
+        &self,
+        kind: CallKind,
+        timeout: Duration,
+        done: impl FnOnce(&PluginShared, Result<String, CallError>) + Send + 'static,
+    ) -> Result<(), CallError> {
+        let done = Done {
+            run: Some(Box::new(done)),
+            shared: self.shared.clone(),
+        };
+        match self.queue(kind, timeout, Reply::Done(done)) {
+            Ok(_) => Ok(()),
+            Err(call) => {
+                if let Reply::Done(mut done) = call.reply {
+                    done.run = None;
+                }
+                Err(CallError::Stopped(self.stopped_reason()))
+            }
+        }
     }
 
     /// Queues a call now and returns a future of its outcome: for notifications, which must
@@ -568,12 +654,7 @@ impl Isolate {
     }
 
     fn stopped_reason(&self) -> String {
-        self.shared
-            .fatal
-            .lock()
-            .unwrap()
-            .clone()
-            .unwrap_or_else(|| format!("Plugin stopped: {}", self.shared.id))
+        self.shared.stopped_reason()
     }
 
     pub fn is_alive(&self) -> bool {
@@ -594,7 +675,7 @@ impl Isolate {
 }
 
 pub(crate) struct Pending {
-    reply: oneshot::Sender<Result<String, CallError>>,
+    reply: Reply,
     deadline: Instant,
     stop: bool,
     token: u64,
@@ -831,7 +912,7 @@ async fn actor_main(
     rx.close();
     while let Ok(message) = rx.try_recv() {
         if let Message::Call(call) = message {
-            let _ = call.reply.send(Err(CallError::Stopped(reason.clone())));
+            call.reply.send(Err(CallError::Stopped(reason.clone())));
         }
     }
 }
@@ -1273,7 +1354,7 @@ impl Actor {
         let mut stop_expired = false;
         for (id, pending) in expired {
             stop_expired |= pending.stop;
-            let _ = pending.reply.send(Err(CallError::TimedOut));
+            pending.reply.send(Err(CallError::TimedOut));
             self.command(HostCommand::Abort {
                 id,
                 reason: "The operation timed out".into(),
@@ -1300,7 +1381,7 @@ impl Actor {
                 .collect()
         };
         for p in pending {
-            let _ = p.reply.send(Err(CallError::Stopped(reason.clone())));
+            p.reply.send(Err(CallError::Stopped(reason.clone())));
         }
     }
 }

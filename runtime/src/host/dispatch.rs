@@ -62,6 +62,10 @@ impl PluginHost {
         self.wait_for_restarts(None).await;
         let subscribers = self.subscribers(hook);
         let hook: &'static str = spec.name.as_str();
+        if !spec.returns_request && subscribers.is_empty() {
+            // Validated, and nobody listens: nothing to serialise or wait for.
+            return Ok(Value::Null);
+        }
         if !spec.waiting {
             // Serialised once: every subscriber is given the same text.
             let payload: Arc<str> = Arc::from(input.to_string());
@@ -119,58 +123,35 @@ impl PluginHost {
             return;
         }
         let hook: &'static str = spec.name.as_str();
-        let payload: Arc<str> = Arc::from(event.to_string());
+        // Serialised once, for the first plugin that takes it: most events have no listener.
+        let mut serialised: Option<Arc<str>> = None;
+        let mut payload = || {
+            serialised
+                .get_or_insert_with(|| Arc::from(event.to_string()))
+                .clone()
+        };
         // Queued now, under the slots lock, so each plugin sees notifications in the order
         // they were emitted, across reloads too.
-        let mut calls = Vec::new();
         let mut dropped = Vec::new();
+        let mut unsent = Vec::new();
         for (id, slot) in self.slots.lock().unwrap().iter_mut() {
             if slot.restarting.is_some() {
                 if slot.held.len() < HELD_NOTIFICATIONS {
-                    slot.held.push((hook, payload.clone()));
+                    slot.held.push((hook, payload()));
                 } else {
                     dropped.push(id.clone());
                 }
             } else {
-                calls.extend(slot.notify(hook, &payload));
+                unsent.extend(slot.notify(hook, &mut payload, &self.in_flight));
             }
         }
         // Logged outside the slots lock: a log listener may call back into the host.
         for id in dropped {
             self.log_tail(&id).write(Stream::Stderr, &format!("Lifecycle hook {hook} dropped: more than {HELD_NOTIFICATIONS} notifications held during a reload"));
         }
-        if !calls.is_empty() {
-            self.log_notification_failures(calls);
+        for (iso, line) in unsent {
+            iso.shared.logs.write(Stream::Stderr, &line);
         }
-    }
-
-    /// Awaits queued notifications in the background, logging failures under their plugin.
-    pub(super) fn log_notification_failures<F>(&self, calls: Vec<(&'static str, Arc<Isolate>, F)>)
-    where
-        F: std::future::Future<Output = Result<String, CallError>> + Send + 'static,
-    {
-        self.in_flight
-            .count
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let in_flight = self.in_flight.clone();
-        tokio::spawn(async move {
-            for (hook, iso, outcome) in calls {
-                if let Err(e) = outcome.await {
-                    let message = call_error_message(&iso.shared.id, e);
-                    iso.shared.logs.write(
-                        Stream::Stderr,
-                        &format!("Lifecycle hook {hook} failed: {message}"),
-                    );
-                }
-            }
-            if in_flight
-                .count
-                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
-                == 1
-            {
-                in_flight.idle.notify_waiters();
-            }
-        });
     }
 
     /// Typed `notify_json`: `host.notify::<AgentTurnAfter>(TurnEndEvent { … })`.
@@ -304,7 +285,7 @@ impl PluginHost {
 }
 
 /// The text of a failed hook call, as Paseo's host words a hook's timeout.
-fn call_error_message(id: &str, e: CallError) -> String {
+pub(super) fn call_error_message(id: &str, e: CallError) -> String {
     match e {
         CallError::TimedOut => format!("Plugin RPC timed out: {id}.hook"),
         e => e.to_string(),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use deno_core::ModuleSpecifier;
 
 use super::manifest::{self, Manifest};
-use super::{HostError, PluginHost, ProvidedKind, NOTIFICATION_DRAIN};
+use super::{HostError, InFlight, PluginHost, ProvidedKind, NOTIFICATION_DRAIN};
 use crate::engine::{Binding, CallError, CallKind, Isolate, Limits, PluginShared, Registrations};
 use crate::hooks::catalogue;
 use crate::logs::{LogTail, Stream};
@@ -51,26 +51,46 @@ impl Slot {
             .then_some(iso)
     }
 
-    /// Queues a notification on the slot's isolate if it subscribes to `hook`: the hook, the
-    /// isolate and the outcome to await (`log_notification_failures`).
+    /// Queues a notification on the slot's isolate if it subscribes to `hook` (its event
+    /// serialised by `payload` only then). Nobody waits for it: a failure is logged under the
+    /// plugin, on the isolate's thread, as `Lifecycle hook <hook> failed: <message>`, and
+    /// `in_flight` counts it until it is settled (`PluginHost::notifications_settled`). An
+    /// isolate gone already is returned with the message, for the caller to log once it has
+    /// let go of the slots.
     pub(super) fn notify(
         &self,
         hook: &'static str,
-        payload: &Arc<str>,
-    ) -> Option<(
-        &'static str,
-        Arc<Isolate>,
-        impl std::future::Future<Output = Result<String, CallError>> + Send + 'static,
-    )> {
+        payload: impl FnOnce() -> Arc<str>,
+        in_flight: &Arc<InFlight>,
+    ) -> Option<(Arc<Isolate>, String)> {
         let iso = self.subscriber(hook)?;
-        let outcome = iso.send(
-            CallKind::Hook {
-                hook,
-                input: payload.clone(),
-            },
-            self.limits.hook_timeout,
-        );
-        Some((hook, iso.clone(), outcome))
+        in_flight.start();
+        let settled = in_flight.clone();
+        let call = CallKind::Hook {
+            hook,
+            input: payload(),
+        };
+        let queued = iso.notify(call, self.limits.hook_timeout, move |plugin, outcome| {
+            if let Err(e) = outcome {
+                let message = super::dispatch::call_error_message(&plugin.id, e);
+                plugin.logs.write(
+                    Stream::Stderr,
+                    &format!("Lifecycle hook {hook} failed: {message}"),
+                );
+            }
+            settled.finish();
+        });
+        match queued {
+            Ok(()) => None,
+            Err(e) => {
+                in_flight.finish();
+                let message = super::dispatch::call_error_message(&iso.shared.id, e);
+                Some((
+                    iso.clone(),
+                    format!("Lifecycle hook {hook} failed: {message}"),
+                ))
+            }
+        }
     }
 }
 
@@ -304,16 +324,16 @@ impl PluginHost {
         .await;
         // Under the lock that `notify_json` queues under, so that nothing emitted later
         // overtakes what was held.
-        let delivered = self.slots.lock().unwrap().get_mut(id).map(|slot| {
+        let mut unsent = Vec::new();
+        if let Some(slot) = self.slots.lock().unwrap().get_mut(id) {
             slot.restarting = None;
-            let held = std::mem::take(&mut slot.held);
-            held.into_iter()
-                .filter_map(|(hook, payload)| slot.notify(hook, &payload))
-                .collect::<Vec<_>>()
-        });
+            for (hook, payload) in std::mem::take(&mut slot.held) {
+                unsent.extend(slot.notify(hook, || payload, &self.in_flight));
+            }
+        }
         let _ = done.send(true);
-        if let Some(calls) = delivered.filter(|c| !c.is_empty()) {
-            self.log_notification_failures(calls);
+        for (iso, line) in unsent {
+            iso.shared.logs.write(Stream::Stderr, &line);
         }
         result
     }
@@ -373,23 +393,21 @@ impl PluginHost {
         Ok(())
     }
 
+    /// Resolves once every notification fired so far (`notify`) has been settled by its
+    /// plugins: handled, failed or timed out.
+    pub async fn notifications_settled(&self) {
+        loop {
+            let idle = self.in_flight.idle.notified();
+            if self.in_flight.is_idle() {
+                return;
+            }
+            idle.await;
+        }
+    }
+
     /// Gives pending notifications up to 5 s to finish, then stops every plugin.
     pub async fn shutdown(&self) {
-        let drained = async {
-            loop {
-                let idle = self.in_flight.idle.notified();
-                if self
-                    .in_flight
-                    .count
-                    .load(std::sync::atomic::Ordering::SeqCst)
-                    == 0
-                {
-                    return;
-                }
-                idle.await;
-            }
-        };
-        let _ = tokio::time::timeout(NOTIFICATION_DRAIN, drained).await;
+        let _ = tokio::time::timeout(NOTIFICATION_DRAIN, self.notifications_settled()).await;
         let ids: Vec<String> = self.slots.lock().unwrap().keys().cloned().collect();
         for id in ids {
             let _ = self.stop(&id).await;

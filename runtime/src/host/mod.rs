@@ -132,10 +132,27 @@ pub struct PluginHost {
     standbys: StandbyPool,
 }
 
+/// Notifications queued and not settled yet.
 #[derive(Default)]
-struct InFlight {
+pub(crate) struct InFlight {
     count: std::sync::atomic::AtomicUsize,
     idle: tokio::sync::Notify,
+}
+
+impl InFlight {
+    pub(crate) fn start(&self) {
+        self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub(crate) fn finish(&self) {
+        if self.count.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+            self.idle.notify_waiters();
+        }
+    }
+
+    fn is_idle(&self) -> bool {
+        self.count.load(std::sync::atomic::Ordering::SeqCst) == 0
+    }
 }
 
 /// How long `shutdown` lets pending notifications finish before stopping plugins.
