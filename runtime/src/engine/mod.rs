@@ -344,8 +344,10 @@ impl Done {
 
 impl Drop for Done {
     fn drop(&mut self) {
-        let reason = self.shared.stopped_reason();
-        self.run(Err(CallError::Stopped(reason)));
+        if self.run.is_some() {
+            let reason = self.shared.stopped_reason();
+            self.run(Err(CallError::Stopped(reason)));
+        }
     }
 }
 
