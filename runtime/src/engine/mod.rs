@@ -578,9 +578,9 @@ impl Isolate {
         }
     }
 
-    /// Queues a call with where its outcome goes; returns its token, or the call back if the
-    /// isolate is gone.
-    fn queue(&self, kind: CallKind, timeout: Duration, reply: Reply) -> Result<u64, Call> {
+    /// Queues a call with where its outcome goes; returns its token, or where its outcome was
+    /// to go if the isolate is gone.
+    fn queue(&self, kind: CallKind, timeout: Duration, reply: Reply) -> Result<u64, Reply> {
         let token = self.next_token.fetch_add(1, Ordering::Relaxed);
         let call = Call {
             kind,
@@ -590,7 +590,7 @@ impl Isolate {
         };
         match self.tx.send(Message::Call(call)) {
             Ok(()) => Ok(token),
-            Err(mpsc::error::SendError(Message::Call(call))) => Err(call),
+            Err(mpsc::error::SendError(Message::Call(call))) => Err(call.reply),
             Err(_) => unreachable!("a call was sent"),
         }
     }
@@ -612,8 +612,8 @@ impl Isolate {
         };
         match self.queue(kind, timeout, Reply::Done(done)) {
             Ok(_) => Ok(()),
-            Err(call) => {
-                if let Reply::Done(mut done) = call.reply {
+            Err(reply) => {
+                if let Reply::Done(mut done) = reply {
                     done.run = None;
                 }
                 Err(CallError::Stopped(self.stopped_reason()))
