@@ -1,12 +1,13 @@
 //! One plugin = one thread that owns one `JsRuntime` (an actor). An isolate boots without a
 //! plugin (`Standby`: engine, deno_core's JS, the host's JS; on V8 from a startup snapshot of
 //! them, see `snapshot`) and is then bound to one (`Standby::bind`, which gives the `Isolate`
-//! handle). The host talks to it only through `Isolate::call`; every entry into plugin JS (the
-//! calls queued since the last wake-up, run by `Actor::flush` in one `pump()`, and each turn of
-//! the event loop for timers and promise continuations) runs under the watchdog's CPU deadline
-//! (a timer callback, and a turn with no call pending, under the shorter turn budget), and the
-//! heap cap is enforced by the near-heap-limit callback and, for buffers ops return, by
-//! `budget`.
+//! handle). The host talks to it only through `Isolate::call` (and `send` and `notify`, which
+//! queue a call without waiting on it; each call's outcome goes to its `Reply`); every entry into
+//! plugin JS (the calls queued since the last wake-up, run by `Actor::flush` in one `pump()`, and
+//! each turn of the event loop for timers and promise continuations) runs under the watchdog's
+//! CPU deadline (a timer callback, and a turn with no call pending, under the shorter turn
+//! budget), and the heap cap is enforced by the near-heap-limit callback and, for buffers ops
+//! return, by `budget`.
 
 pub(crate) mod budget;
 pub mod host_js;
@@ -621,8 +622,9 @@ impl Isolate {
         }
     }
 
-    /// Queues a call now and returns a future of its outcome: for notifications, which must
-    /// reach each plugin in emission order without the caller waiting.
+    /// Queues a call now and returns a future of its outcome: for a caller that queues one
+    /// notification on several plugins in emission order and then waits for them all
+    /// (`run_hook`); the daemon's own notifications use `notify`, which nothing waits on.
     pub fn send(
         &self,
         kind: CallKind,
