@@ -633,18 +633,10 @@ impl Isolate {
         let queued = self.enqueue(kind, timeout);
         let shared = self.shared.clone();
         async move {
-            let stopped = || {
-                CallError::Stopped(
-                    shared
-                        .fatal
-                        .lock()
-                        .unwrap()
-                        .clone()
-                        .unwrap_or_else(|| format!("Plugin stopped: {}", shared.id)),
-                )
-            };
             match queued {
-                Ok((_, rx)) => rx.await.unwrap_or_else(|_| Err(stopped())),
+                Ok((_, rx)) => rx
+                    .await
+                    .unwrap_or_else(|_| Err(CallError::Stopped(shared.stopped_reason()))),
                 Err(e) => Err(e),
             }
         }

@@ -78,11 +78,8 @@ impl PluginHost {
                     };
                     // `send`, not `call`: nothing here is worth spinning for an answer.
                     if let Err(e) = iso.send(call, limits.hook_timeout).await {
-                        let message = call_error_message(&iso.shared.id, e);
-                        iso.shared.logs.write(
-                            Stream::Stderr,
-                            &format!("Lifecycle hook {hook} failed: {message}"),
-                        );
+                        let line = notification_failed(hook, &iso.shared.id, e);
+                        iso.shared.logs.write(Stream::Stderr, &line);
                     }
                 }
             });
@@ -284,8 +281,16 @@ impl PluginHost {
     }
 }
 
+/// The log line of a notification that failed in plugin `id`, as Paseo's host words it.
+pub(super) fn notification_failed(hook: &str, id: &str, e: CallError) -> String {
+    format!(
+        "Lifecycle hook {hook} failed: {}",
+        call_error_message(id, e)
+    )
+}
+
 /// The text of a failed hook call, as Paseo's host words a hook's timeout.
-pub(super) fn call_error_message(id: &str, e: CallError) -> String {
+fn call_error_message(id: &str, e: CallError) -> String {
     match e {
         CallError::TimedOut => format!("Plugin RPC timed out: {id}.hook"),
         e => e.to_string(),

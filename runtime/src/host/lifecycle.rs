@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use deno_core::ModuleSpecifier;
 
+use super::dispatch::notification_failed;
 use super::manifest::{self, Manifest};
 use super::{HostError, InFlight, PluginHost, ProvidedKind, NOTIFICATION_DRAIN};
 use crate::engine::{Binding, CallError, CallKind, Isolate, Limits, PluginShared, Registrations};
@@ -72,11 +73,8 @@ impl Slot {
         };
         let queued = iso.notify(call, self.limits.hook_timeout, move |plugin, outcome| {
             if let Err(e) = outcome {
-                let message = super::dispatch::call_error_message(&plugin.id, e);
-                plugin.logs.write(
-                    Stream::Stderr,
-                    &format!("Lifecycle hook {hook} failed: {message}"),
-                );
+                let line = notification_failed(hook, &plugin.id, e);
+                plugin.logs.write(Stream::Stderr, &line);
             }
             settled.finish();
         });
@@ -84,11 +82,8 @@ impl Slot {
             Ok(()) => None,
             Err(e) => {
                 in_flight.finish();
-                let message = super::dispatch::call_error_message(&iso.shared.id, e);
-                Some((
-                    iso.clone(),
-                    format!("Lifecycle hook {hook} failed: {message}"),
-                ))
+                let line = notification_failed(hook, &iso.shared.id, e);
+                Some((iso.clone(), line))
             }
         }
     }
