@@ -10,6 +10,7 @@
 //! return, by `budget`.
 
 pub(crate) mod budget;
+pub mod code_cache;
 pub mod host_js;
 pub mod modules;
 mod ops;

@@ -15,6 +15,7 @@ use deno_core::{
 use deno_error::JsErrorBox;
 use oxc_resolver::{ResolveOptions, Resolver};
 
+use super::code_cache;
 use super::host_js;
 use super::transpile;
 
@@ -165,6 +166,9 @@ pub struct PluginModuleLoader {
     /// Where to note the host-provided packages the plugin imports (see `PluginShared`).
     host_packages: RefCell<Arc<std::sync::Mutex<std::collections::BTreeSet<ModuleSpecifier>>>>,
     host_js_dir: PathBuf,
+    /// Where the host's packages are installed (`<host_js_dir>/node_modules`, canonical as the
+    /// resolver's paths are), found on first use.
+    host_packages_dir: std::cell::OnceCell<Option<PathBuf>>,
     esm: Resolver,
     cjs: Resolver,
     source_maps: RefCell<HashMap<String, Arc<[u8]>>>,
@@ -207,6 +211,7 @@ impl PluginModuleLoader {
             preload: Default::default(),
             host_packages: Default::default(),
             host_js_dir,
+            host_packages_dir: Default::default(),
             esm,
             cjs,
             source_maps: Default::default(),
@@ -475,12 +480,24 @@ impl PluginModuleLoader {
         } else {
             self.reflowed(url, text, false)
         };
+        let cache = self
+            .is_host_package_file(&path)
+            .then(|| code_cache::for_source(url, &code))
+            .flatten();
         Ok(ModuleSource::new(
             ModuleType::JavaScript,
             ModuleSourceCode::String(code.into()),
             url,
-            None,
+            cache,
         ))
+    }
+
+    /// Whether a file belongs to a package the host provides (zod), the same for every plugin.
+    fn is_host_package_file(&self, path: &Path) -> bool {
+        self.host_packages_dir
+            .get_or_init(|| std::fs::canonicalize(self.host_js_dir.join("node_modules")).ok())
+            .as_ref()
+            .is_some_and(|dir| path.starts_with(dir))
     }
 
     /// An ES module that runs a CommonJS file through the host's `require` and re-exports what
@@ -639,7 +656,7 @@ impl ModuleLoader for PluginModuleLoader {
                 Ok(ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code.into()), specifier, None))
             }
             "node" | "paseo" => host_js::module_code(specifier.as_str())
-                .map(|code| ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(deno_core::FastString::from_static(code)), specifier, None))
+                .map(|code| ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(deno_core::FastString::from_static(code)), specifier, code_cache::for_source(specifier, code)))
                 .ok_or_else(|| match specifier.scheme() {
                     "node" => format!(
                         "Node built-in module {specifier} is not supported by the Paseo plugin host yet"
@@ -649,6 +666,20 @@ impl ModuleLoader for PluginModuleLoader {
             other => Err(format!("Unsupported module scheme {other}: {specifier}")),
         };
         ModuleLoadResponse::Sync(result.map_err(JsErrorBox::generic))
+    }
+
+    fn code_cache_ready(
+        &self,
+        specifier: ModuleSpecifier,
+        hash: u64,
+        code_cache: &[u8],
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+        code_cache::made(&specifier, hash, code_cache);
+        Box::pin(std::future::ready(()))
+    }
+
+    fn purge_and_prevent_code_cache(&self, specifier: &str) {
+        code_cache::purge(specifier);
     }
 
     fn get_source_map(&self, file_name: &str) -> Option<Cow<'_, [u8]>> {
