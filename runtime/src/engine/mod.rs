@@ -991,11 +991,13 @@ impl Actor {
         };
         let setup_ms = started.elapsed().as_secs_f64() * 1e3;
         actor.bootstrap(restored).await?;
+        let start_ms = started.elapsed().as_secs_f64() * 1e3;
         actor.pump = Some(actor.host_function("pump")?);
         tracing::debug!(
             ms = started.elapsed().as_secs_f64() * 1e3,
             runtime_ms,
             setup_ms,
+            start_ms,
             snapshot = restored,
             "isolate booted"
         );

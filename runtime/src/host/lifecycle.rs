@@ -226,7 +226,15 @@ impl PluginHost {
         let isolate = self
             .standbys
             .isolate_for(Binding { shared, limits }, &wants);
+        let started = std::time::Instant::now();
         let loaded = isolate.call(CallKind::Load { entry }, load_timeout).await;
+        // Includes the isolate's boot when no standby had booted it ("isolate booted" says).
+        tracing::debug!(
+            plugin = id,
+            ok = loaded.is_ok(),
+            ms = started.elapsed().as_secs_f64() * 1e3,
+            "plugin's load call answered"
+        );
         if loaded.is_ok() {
             let packages = isolate
                 .shared
