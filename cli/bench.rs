@@ -223,6 +223,11 @@ pub async fn run(args: &[&str]) -> Result<ExitCode, String> {
         }),
     );
     fields.insert("spin_us".into(), json!(o.spin.as_micros() as u64));
+    // What the process keeps of V8's code caches of host-provided packages (zod), counted once
+    // in rss_kb_process, not per plugin; 0 on QuickJS.
+    let caches = paseo_plugin_runtime::engine::code_cache::stats();
+    fields.insert("code_cache_modules".into(), json!(caches.modules));
+    fields.insert("code_cache_kb".into(), json!(caches.bytes.div_ceil(1024)));
     if o.json {
         println!("{result}");
     } else {

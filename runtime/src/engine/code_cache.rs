@@ -1,10 +1,9 @@
-//! V8 code caches of the host-provided code that isolates load on demand: zod (the host's npm
-//! package) and the host modules evaluated on first use (`node:` builtins, `paseo:` modules).
+//! V8 code caches of the host-provided packages isolates load on demand (zod).
 //!
-//! That code is the same for every isolate of the process, but each isolate would parse and
-//! compile it again: for a plugin importing zod, that was most of its cold start and of its
-//! reload (~100 files; V8 spent a third of a zod plugin's load in `CompileModule`). The first
-//! isolate that compiles a module hands V8's code cache of it to the process (deno_core's
+//! zod is the same for every isolate of the process, but each isolate would parse and compile
+//! it again: for a plugin importing it, that was most of its cold start and of its reload (72
+//! modules; V8 spent a third of a zod plugin's load in `CompileModule`). The first isolate that
+//! compiles one of its modules hands V8's code cache of it to the process (deno_core's
 //! `code_cache_ready`); every later one compiles from it. Nothing is written to disk: a code
 //! cache is code, and one made by this process needs no trust.
 //!
@@ -12,7 +11,9 @@
 //! a hash, keyed at random per process, of its whole source (V8 itself checks only the source's
 //! length). A file changed under the process (zod reinstalled) is compiled again and its new
 //! cache replaces the old one. The plugin's own files are not cached: they change with every
-//! edit, and each is loaded by one isolate.
+//! edit, and each is loaded by one isolate. The host's own modules (`node:` builtins, `paseo:`
+//! modules) are not loaded through the plugin's module loader but by deno_core as lazily loaded
+//! extension modules, which take no cache.
 //!
 //! QuickJS (v8x) keeps its own bytecode cache (`HostOptions::bytecode_cache_dir`), so there
 //! this is off.
@@ -98,7 +99,7 @@ pub(super) fn purge(url: &str) {
         .insert(url.to_string(), None);
 }
 
-/// What the process holds (for `paseo bench` and tests).
+/// What the process holds (`paseo bench` prints it; the tests check it).
 pub fn stats() -> Stats {
     let caches = caches();
     let by_url = caches.by_url.lock().unwrap();

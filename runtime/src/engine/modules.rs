@@ -656,7 +656,7 @@ impl ModuleLoader for PluginModuleLoader {
                 Ok(ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(code.into()), specifier, None))
             }
             "node" | "paseo" => host_js::module_code(specifier.as_str())
-                .map(|code| ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(deno_core::FastString::from_static(code)), specifier, code_cache::for_source(specifier, code)))
+                .map(|code| ModuleSource::new(ModuleType::JavaScript, ModuleSourceCode::String(deno_core::FastString::from_static(code)), specifier, None))
                 .ok_or_else(|| match specifier.scheme() {
                     "node" => format!(
                         "Node built-in module {specifier} is not supported by the Paseo plugin host yet"
