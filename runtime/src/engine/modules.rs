@@ -480,8 +480,8 @@ impl PluginModuleLoader {
         } else {
             self.reflowed(url, text, false)
         };
-        let cache = self
-            .is_host_package_file(&path)
+        // QuickJS keeps no code caches: no path to canonicalize or compare there.
+        let cache = (code_cache::ENABLED && self.is_host_package_file(&path))
             .then(|| code_cache::for_source(url, &code))
             .flatten();
         Ok(ModuleSource::new(
