@@ -13,9 +13,9 @@ import { ops, unsupported } from "paseo:internal/core";
 import { Buffer } from "node:buffer";
 import * as net from "node:net";
 import { nodeError as codeError } from "./internal_errors.js";
+import { nextTick } from "paseo:internal/timers";
 
 const netError = net.Socket[Symbol.for("paseo.net.error")];
-import { nextTick } from "paseo:internal/timers";
 
 
 function describe(value) {

@@ -148,11 +148,14 @@ const SOURCES: &[(&str, &str)] = &[
     ("node:perf_hooks", js!("node/perf_hooks.js")),
     ("node:sqlite", js!("node/sqlite.js")),
     ("node:zlib", js!("node/zlib.js")),
+    ("node:console", js!("node/console.js")),
 ];
 
 /// A host module's code as the engine evaluates it: its source, then (for every module but the
 /// engine's primitives) a note that it finished evaluating, which `process.moduleLoadList`
-/// reports. Made once per process.
+/// reports. Made once per process. The note's import goes first, on the source's first line
+/// (no line moves): QuickJS finds a module's imports by scanning its text (engine/imports.rs),
+/// and an import after the code is one a regular expression in the code can hide from it.
 pub fn module_code(url: &str) -> Option<&'static str> {
     static CODE: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
     let code = CODE.get_or_init(|| {
@@ -164,7 +167,7 @@ pub fn module_code(url: &str) -> Option<&'static str> {
                 } else {
                     Box::leak(
                         format!(
-                            "{code}\n;import {{ noteEvaluated as __paseoNote }} from \"paseo:internal/core\";\n\
+                            "import {{ noteEvaluated as __paseoNote }} from \"paseo:internal/core\";{code}\n;\
                              __paseoNote({url:?});\n"
                         )
                         .into_boxed_str(),
@@ -247,4 +250,25 @@ fn ascii_escaped(code: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// QuickJS finds a module's imports by scanning its text, which a regular expression can
+    /// mislead (engine/imports.rs): the host's own modules keep every import before their code,
+    /// where nothing can hide one, so they need no restating.
+    #[test]
+    fn every_host_module_has_its_imports_before_its_code() {
+        for &(url, _) in SOURCES {
+            let code = module_code(url).unwrap();
+            let specifier = deno_core::ModuleSpecifier::parse(url).unwrap();
+            assert_eq!(
+                super::super::imports::header(&specifier, code),
+                None,
+                "{url} has an import after other code"
+            );
+        }
+    }
 }

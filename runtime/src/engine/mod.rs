@@ -10,8 +10,10 @@
 //! return, by `budget`.
 
 pub(crate) mod budget;
+pub mod bytecode_cache;
 pub mod code_cache;
 pub mod host_js;
+pub mod imports;
 pub mod modules;
 mod ops;
 pub mod snapshot;

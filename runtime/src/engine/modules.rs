@@ -15,8 +15,10 @@ use deno_core::{
 use deno_error::JsErrorBox;
 use oxc_resolver::{ResolveOptions, Resolver};
 
+use super::bytecode_cache;
 use super::code_cache;
 use super::host_js;
+use super::imports;
 use super::transpile;
 
 /// Node builtins this host implements, by bare name.
@@ -51,13 +53,13 @@ pub const NODE_BUILTINS: &[&str] = &[
     "perf_hooks",
     "sqlite",
     "zlib",
+    "console",
 ];
 
 /// Node builtins that exist in Node but not (yet) here: importing one fails with a clear error.
 const NODE_UNSUPPORTED: &[&str] = &[
     "async_hooks",
     "cluster",
-    "console",
     "constants",
     "dgram",
     "diagnostics_channel",
@@ -172,6 +174,10 @@ pub struct PluginModuleLoader {
     esm: Resolver,
     cjs: Resolver,
     source_maps: RefCell<HashMap<String, Arc<[u8]>>>,
+    /// The bound plugin folder's bytecode-cache epoch (`bytecode_cache::epoch`), made at bind.
+    cache_epoch: RefCell<Option<String>>,
+    /// The epochs of packages outside the plugin's folder, by package folder.
+    outside_epochs: RefCell<HashMap<PathBuf, String>>,
 }
 
 fn resolve_options(conditions: &[&str]) -> ResolveOptions {
@@ -193,7 +199,10 @@ fn resolve_options(conditions: &[&str]) -> ResolveOptions {
             (".mjs".into(), vec![".mts".into(), ".mjs".into()]),
             (".cjs".into(), vec![".cts".into(), ".cjs".into()]),
         ],
-        main_fields: vec!["module".into(), "main".into()],
+        // Node reads `exports` (by the conditions above), then `main`; the bundler-only
+        // `module` field is never used (it may name ES code for a CommonJS package's `require`
+        // callers, or an older build).
+        main_fields: vec!["main".into()],
         module_type: true,
         ..ResolveOptions::default()
     }
@@ -202,10 +211,7 @@ fn resolve_options(conditions: &[&str]) -> ResolveOptions {
 impl PluginModuleLoader {
     pub fn new(plugin_dir: PathBuf, host_js_dir: PathBuf) -> Self {
         let esm = Resolver::new(resolve_options(&["import", "node", "default"]));
-        let cjs = esm.clone_with_options(ResolveOptions {
-            main_fields: vec!["main".into()],
-            ..resolve_options(&["require", "node", "default"])
-        });
+        let cjs = esm.clone_with_options(resolve_options(&["require", "node", "default"]));
         PluginModuleLoader {
             plugin_dir: RefCell::new(plugin_dir),
             preload: Default::default(),
@@ -215,11 +221,14 @@ impl PluginModuleLoader {
             esm,
             cjs,
             source_maps: Default::default(),
+            cache_epoch: Default::default(),
+            outside_epochs: Default::default(),
         }
     }
 
     /// What `paseo:internal/preload` imports.
     pub fn set_preload(&self, modules: Vec<ModuleSpecifier>) {
+        bytecode_cache::check();
         *self.preload.borrow_mut() = modules;
     }
 
@@ -229,6 +238,10 @@ impl PluginModuleLoader {
         dir: PathBuf,
         host_packages: Arc<std::sync::Mutex<std::collections::BTreeSet<ModuleSpecifier>>>,
     ) {
+        bytecode_cache::check();
+        *self.cache_epoch.borrow_mut() =
+            bytecode_cache::ENABLED.then(|| bytecode_cache::epoch(&dir));
+        self.outside_epochs.borrow_mut().clear();
         *self.plugin_dir.borrow_mut() = dir;
         *self.host_packages.borrow_mut() = host_packages;
     }
@@ -336,13 +349,14 @@ impl PluginModuleLoader {
                 if !path.components().any(|c| c.as_os_str() == "node_modules") {
                     return false;
                 }
-                // Node's rule: `.js` is CommonJS unless the nearest package.json says "module".
+                // Node's rule: `.js` is CommonJS unless the NEAREST package.json says "module"
+                // (packages ship `lib/esm/package.json` with `{"type":"module"}` beside a
+                // CommonJS root, or `dist/commonjs/package.json` the other way round). The
+                // resolution's `package_json()` is the package root's; `module_type()` is
+                // Node's ESM_FILE_FORMAT, from the nearest one.
                 let file = format!("./{}", path.file_name().unwrap().to_string_lossy());
                 match self.esm.resolve(path.parent().unwrap_or(path), &file) {
-                    Ok(r) => {
-                        r.package_json().and_then(|p| p.r#type())
-                            != Some(oxc_resolver::PackageType::Module)
-                    }
+                    Ok(r) => r.module_type() != Some(oxc_resolver::ModuleType::Module),
                     Err(_) => true,
                 }
             }
@@ -449,6 +463,7 @@ impl PluginModuleLoader {
                 "export default JSON.parse({});\n",
                 serde_json::to_string(&text).unwrap()
             );
+            let code = self.for_bytecode_cache(&path, code);
             return Ok(ModuleSource::new(
                 ModuleType::JavaScript,
                 ModuleSourceCode::String(code.into()),
@@ -459,7 +474,7 @@ impl PluginModuleLoader {
         if self.is_commonjs(&path) {
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| format!("Cannot read {}: {e}", path.display()))?;
-            let code = self.cjs_facade(url, &path, &text);
+            let code = self.for_bytecode_cache(&path, self.cjs_facade(url, &path, &text));
             return Ok(ModuleSource::new(
                 ModuleType::JavaScript,
                 ModuleSourceCode::String(code.into()),
@@ -480,6 +495,7 @@ impl PluginModuleLoader {
         } else {
             self.reflowed(url, text, false)
         };
+        let code = self.for_bytecode_cache(&path, imports::for_quickjs(url, code));
         // QuickJS keeps no code caches: no path to canonicalize or compare there.
         let cache = (code_cache::ENABLED && self.is_host_package_file(&path))
             .then(|| code_cache::for_source(url, &code))
@@ -490,6 +506,43 @@ impl PluginModuleLoader {
             url,
             cache,
         ))
+    }
+
+    /// Module code tagged with the epoch of the folder it comes from (QuickJS's bytecode cache
+    /// is never mixed within one: engine/bytecode_cache.rs): the plugin's folder, the host
+    /// packages' folder, or, for a file outside both (a dependency hoisted to a parent's
+    /// `node_modules`, a symlink resolved to its real path), its own package's folder.
+    fn for_bytecode_cache(&self, path: &Path, code: String) -> String {
+        if !bytecode_cache::ENABLED {
+            return code;
+        }
+        if self.is_host_package_file(path) {
+            let dir = self
+                .host_packages_dir
+                .get()
+                .cloned()
+                .flatten()
+                .unwrap_or_default();
+            return bytecode_cache::tag(code, bytecode_cache::host_epoch(&dir));
+        }
+        if path.starts_with(&*self.plugin_dir.borrow()) {
+            if let Some(epoch) = &*self.cache_epoch.borrow() {
+                return bytecode_cache::tag(code, epoch);
+            }
+        }
+        let package = path
+            .ancestors()
+            .skip(1)
+            .find(|dir| dir.join("package.json").is_file())
+            .unwrap_or_else(|| path.parent().unwrap_or(path))
+            .to_path_buf();
+        let epoch = self
+            .outside_epochs
+            .borrow_mut()
+            .entry(package.clone())
+            .or_insert_with(|| bytecode_cache::epoch(&package))
+            .clone();
+        bytecode_cache::tag(code, &epoch)
     }
 
     /// Whether a file belongs to a package the host provides (zod), the same for every plugin.

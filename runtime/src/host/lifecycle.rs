@@ -161,6 +161,10 @@ impl PluginHost {
         {
             self.sessions.mark_all_stale();
         }
+        if outcome.is_ok() {
+            // What the load compiled into QuickJS's bytecode cache is vouched for now.
+            crate::engine::bytecode_cache::record();
+        }
         let mut slots = self.slots.lock().unwrap();
         let slot = slots
             .get_mut(id)
@@ -416,6 +420,7 @@ impl PluginHost {
             let _ = self.stop(&id).await;
         }
         self.standbys.shutdown().await;
+        crate::engine::bytecode_cache::record();
     }
 }
 

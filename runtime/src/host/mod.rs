@@ -160,7 +160,7 @@ pub const NOTIFICATION_DRAIN: std::time::Duration = std::time::Duration::from_se
 
 impl PluginHost {
     pub fn new(options: HostOptions) -> Self {
-        configure_bytecode_cache(options.bytecode_cache_dir.as_deref());
+        crate::engine::bytecode_cache::configure(options.bytecode_cache_dir.as_deref());
         crate::engine::snapshot::configure_cache(options.snapshot_cache_dir.as_deref());
         let daemon = options
             .daemon
@@ -281,19 +281,5 @@ impl PluginHost {
             .unwrap()
             .get(id)
             .and_then(|s| s.isolate.clone())
-    }
-}
-
-/// v8x (the QuickJS backend) caches bytecode under `~/.cache/v8x` unless told otherwise through
-/// its environment variables, which it reads once. An explicit setting by the user wins.
-fn configure_bytecode_cache(dir: Option<&Path>) {
-    if std::env::var_os("V82JSC_BC_CACHE_DIR").is_some()
-        || std::env::var_os("V82JSC_NO_BC_CACHE").is_some()
-    {
-        return;
-    }
-    match dir {
-        Some(dir) => std::env::set_var("V82JSC_BC_CACHE_DIR", dir),
-        None => std::env::set_var("V82JSC_NO_BC_CACHE", "1"),
     }
 }
