@@ -687,7 +687,6 @@ export class Buffer extends Uint8Array {
     return `<${this.constructor.name} ${str}>`;
   }
 }
-Buffer.poolSize = 8192;
 Buffer.prototype.toLocaleString = Buffer.prototype.toString;
 Buffer.prototype.inspect = Buffer.prototype[Symbol.for('nodejs.util.inspect.custom')];
 
@@ -769,6 +768,20 @@ for (const size of [1, 2, 4]) {
       };
     }
   }
+}
+// Node assigns Buffer's statics as plain functions, in this order: enumerable (safer-buffer
+// copies them with a for-in, and without them express's body parsing yields `{}`) and
+// constructible (`new Buffer.alloc(0)` works in Node). Class statics are neither.
+const statics = ['from', 'copyBytesFrom', 'of', 'alloc', 'allocUnsafe', 'allocUnsafeSlow',
+  'isBuffer', 'compare', 'isEncoding', 'concat', 'byteLength'];
+const methods = statics.map((name) => Buffer[name]);
+for (const name of [...statics, 'poolSize']) delete Buffer[name];
+Buffer.poolSize = 8192;
+for (const [i, name] of statics.entries()) {
+  const method = methods[i];
+  const plain = { [name]: function (...args) { return Reflect.apply(method, Buffer, args); } }[name];
+  Object.defineProperty(plain, 'length', { value: method.length });
+  Object.defineProperty(Buffer, name, { value: plain, writable: true, enumerable: true, configurable: true });
 }
 // Node's legacy encoding-specific helpers (latin1Slice, utf8Write, ...).
 for (const [name, codec] of Object.entries({ ...codecs, ucs2: codecs.utf16le })) {

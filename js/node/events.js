@@ -384,8 +384,77 @@ export function setMaxListeners(n = defaultMaxListeners, ...eventTargets) {
   }
   for (const target of eventTargets) {
     if (typeof target?.setMaxListeners === "function") target.setMaxListeners(n);
+    // An EventTarget (an AbortSignal, most often) keeps its limit as Node's does, under a
+    // symbol; this host warns about no EventTarget's listener count, so it is only kept.
+    else if (typeof target?.addEventListener === "function") target[kMaxEventTargetListeners] = n;
     else throw invalidArgType("eventTargets", "an instance of EventEmitter or EventTarget", target);
   }
+}
+const kMaxEventTargetListeners = Symbol("events.maxEventTargetListeners");
+
+// `for await (const args of on(emitter, "data"))`: each event's arguments, in order, queued
+// until read; an 'error' event ends the iteration by throwing it, as does an aborted signal;
+// the events named in `close` end it normally.
+export function on(emitter, event, options = {}) {
+  const signal = options?.signal;
+  validateAbortSignal(signal, "options.signal");
+  if (signal?.aborted) throw abortError(signal);
+  const unread = [];       // events no one has asked for yet
+  const waiting = [];      // readers waiting for an event: { resolve, reject }
+  let failure = null;
+  let finished = false;
+  const closeEvents = Array.isArray(options?.close) ? options.close : [];
+
+  const onEvent = (...args) => {
+    if (waiting.length) waiting.shift().resolve({ value: args, done: false });
+    else unread.push(args);
+  };
+  const onError = (err) => {
+    if (waiting.length) waiting.shift().reject(err);
+    else failure = err;
+    iterator.return();
+  };
+  const onAbort = () => onError(abortError(signal));
+  const onClose = () => closeIteration();
+
+  function closeIteration() {
+    if (finished) return;
+    finished = true;
+    removeListenerAgnostic(emitter, event, onEvent);
+    if (event !== "error" && typeof emitter.removeListener === "function") emitter.removeListener("error", onError);
+    for (const name of closeEvents) removeListenerAgnostic(emitter, name, onClose);
+    if (signal) removeListenerAgnostic(signal, "abort", onAbort);
+    for (const reader of waiting.splice(0)) reader.resolve({ value: undefined, done: true });
+  }
+
+  const iterator = Object.setPrototypeOf({
+    next() {
+      if (unread.length) return Promise.resolve({ value: unread.shift(), done: false });
+      if (failure) {
+        const err = failure;
+        failure = null;
+        return Promise.reject(err);
+      }
+      if (finished) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    },
+    return() {
+      closeIteration();
+      return Promise.resolve({ value: undefined, done: true });
+    },
+    throw(err) {
+      if (!err || !(err instanceof Error)) throw invalidArgType("EventEmitter.AsyncIterator", "Error", err);
+      onError(err);
+      return Promise.resolve({ value: undefined, done: true });
+    },
+    [Symbol.asyncIterator]() { return this; },
+  }, Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}).prototype));
+
+  addListenerAgnostic(emitter, event, onEvent);
+  if (event !== "error" && typeof emitter.on === "function") emitter.on("error", onError);
+  for (const name of closeEvents) addListenerAgnostic(emitter, name, onClose);
+  if (signal) addListenerAgnostic(signal, "abort", onAbort, { once: true });
+  return iterator;
 }
 
 function addListenerAgnostic(emitter, name, listener, flags) {
@@ -457,6 +526,7 @@ export function addAbortListener(signal, listener) {
 
 Object.assign(EventEmitter, {
   once,
+  on,
   listenerCount,
   getEventListeners,
   getMaxListeners,

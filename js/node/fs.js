@@ -174,6 +174,85 @@ export function linkSync(from, to) { ops.op_fs_link(toPath(from, "existingPath")
 export function mkdtempSync(prefix) { return ops.op_fs_mkdtemp(toPath(prefix, "prefix")); }
 export function truncateSync(path, len = 0) { ops.op_fs_truncate(toPath(path), len); }
 
+// Node's toUnixTimestamp: seconds as a finite number (a negative one means now), a numeric
+// string, or a Date. Node names the argument "time", whichever it was.
+function unixTime(time) {
+  if (typeof time === "string" && +time == time) return +time;
+  if (Number.isFinite(time)) return time < 0 ? Date.now() / 1000 : time;
+  if (time instanceof Date) return time.getTime() / 1000;
+  const err = new TypeError(`The "time" argument must be an instance of Date or an Time in seconds.${received(time)}`);
+  err.code = "ERR_INVALID_ARG_TYPE";
+  throw err;
+}
+function received(value) {
+  if (value == null) return ` Received ${value}`;
+  if (typeof value === "function") return ` Received function ${value.name}`;
+  if (typeof value === "object") return value.constructor?.name ? ` Received an instance of ${value.constructor.name}` : " Received [object Object]";
+  const shown = String(value).length > 28 ? `${String(value).slice(0, 25)}...` : String(value);
+  return ` Received type ${typeof value} (${typeof value === "string" ? `'${shown}'` : shown})`;
+}
+export function utimesSync(path, atime, mtime) {
+  ops.op_fs_utimes(toPath(path), unixTime(atime), unixTime(mtime), true);
+}
+export function lutimesSync(path, atime, mtime) {
+  ops.op_fs_utimes(toPath(path), unixTime(atime), unixTime(mtime), false);
+}
+
+// `fs.opendir`: a directory's entries read once, handed out one at a time as Dirents.
+export class Dir {
+  #entries;
+  #closed = false;
+  constructor(path, entries) {
+    this.path = path;
+    this.#entries = entries;
+  }
+  #check() {
+    if (this.#closed) {
+      const err = new Error("Directory handle was closed");
+      err.code = "ERR_DIR_CLOSED";
+      throw err;
+    }
+  }
+  readSync() {
+    this.#check();
+    return this.#entries.shift() ?? null;
+  }
+  read(cb) {
+    if (typeof cb === "function") {
+      let entry, error = null;
+      try { entry = this.readSync(); } catch (e) { error = e; }
+      if (error) ioCallback(cb, error); else ioCallback(cb, null, entry);
+      return;
+    }
+    try { return Promise.resolve(this.readSync()); } catch (e) { return Promise.reject(e); }
+  }
+  closeSync() {
+    this.#check();
+    this.#closed = true;
+  }
+  close(cb) {
+    if (typeof cb === "function") {
+      let error = null;
+      try { this.closeSync(); } catch (e) { error = e; }
+      ioCallback(cb, error);
+      return;
+    }
+    try { this.closeSync(); return Promise.resolve(); } catch (e) { return Promise.reject(e); }
+  }
+  async *entries() {
+    try {
+      for (let entry = this.readSync(); entry !== null; entry = this.readSync()) yield entry;
+    } finally {
+      if (!this.#closed) this.closeSync();
+    }
+  }
+  [Symbol.asyncIterator]() { return this.entries(); }
+}
+export function opendirSync(path, options) {
+  const dir = toPath(path);
+  return new Dir(dir, readdirSync(dir, { withFileTypes: true, encoding: options?.encoding }));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Open files. `fd`s are the OS's; positions that are null, undefined or negative mean the
 // file's own offset.
@@ -264,6 +343,10 @@ export function fstatSync(fd) { return new Stats(ops.op_fs_fstat(checkFd(fd))); 
 export function fsyncSync(fd) { ops.op_fs_fsync(checkFd(fd), false); }
 export function fdatasyncSync(fd) { ops.op_fs_fsync(checkFd(fd), true); }
 export function ftruncateSync(fd, len = 0) { ops.op_fs_ftruncate(checkFd(fd), len); }
+export function futimesSync(fd, atime, mtime) {
+  ops.op_fs_futimes(checkFd(fd), unixTime(atime), unixTime(mtime));
+}
+export const futimes = (...args) => callbackForm(futimesSync)(...args);
 
 const callbackOf = (args) => {
   const cb = args.pop();
@@ -393,6 +476,7 @@ class FileHandle {
   async appendFile(data, options) { return this.writeFile(data, options); }
   async stat() { return new Stats(ops.op_fs_fstat(this.#open("fstat"))); }
   async truncate(len = 0) { ops.op_fs_ftruncate(this.#open("ftruncate"), len); }
+  async utimes(atime, mtime) { futimesSync(this.#open("futime"), atime, mtime); }
   async sync() { await ops.op_fs_fsync_async(this.#open("fsync"), false); }
   async datasync() { await ops.op_fs_fsync_async(this.#open("fdatasync"), true); }
   close() {
@@ -459,6 +543,7 @@ const SYNC = {
   readdir: readdirSync, mkdir: mkdirSync, rm: rmSync, rmdir: rmdirSync, unlink: unlinkSync, rename: renameSync,
   copyFile: copyFileSync, cp: cpSync, realpath: realpathSync, access: accessSync, chmod: chmodSync, symlink: symlinkSync,
   readlink: readlinkSync, link: linkSync, mkdtemp: mkdtempSync, truncate: truncateSync,
+  utimes: utimesSync, lutimes: lutimesSync, opendir: opendirSync,
 };
 
 // Callback forms: run the sync op, answer as an I/O callback would.
@@ -483,7 +568,8 @@ export const readFile = callbackForm(readFileSync), writeFile = callbackForm(wri
   copyFile = callbackForm(copyFileSync), cp = callbackForm(cpSync), realpath = callbackForm(realpathSync),
   access = callbackForm(accessSync), chmod = callbackForm(chmodSync), symlink = callbackForm(symlinkSync),
   readlink = callbackForm(readlinkSync), link = callbackForm(linkSync), mkdtemp = callbackForm(mkdtempSync),
-  truncate = callbackForm(truncateSync);
+  truncate = callbackForm(truncateSync), utimes = callbackForm(utimesSync), lutimes = callbackForm(lutimesSync),
+  opendir = callbackForm(opendirSync);
 export function exists(path, cb) { ioCallback(cb, existsSync(path)); }
 
 // Promise forms. `signal` is honoured before the operation starts.
@@ -509,9 +595,9 @@ const fs = {
   ...SYNC,
   readFileSync, writeFileSync, appendFileSync, statSync, lstatSync, readdirSync, mkdirSync, rmSync, rmdirSync,
   unlinkSync, renameSync, copyFileSync, cpSync, realpathSync, accessSync, chmodSync, symlinkSync, readlinkSync,
-  linkSync, mkdtempSync, truncateSync,
+  linkSync, mkdtempSync, truncateSync, utimesSync, lutimesSync, futimesSync, opendirSync, Dir,
   readFile, writeFile, appendFile, stat, lstat, readdir, mkdir, rm, rmdir, unlink, rename, copyFile, cp, realpath,
-  access, chmod, symlink, readlink, link, mkdtemp, truncate,
+  access, chmod, symlink, readlink, link, mkdtemp, truncate, utimes, lutimes, futimes, opendir,
   createReadStream, createWriteStream, watch, watchFile, unwatchFile,
   open, openSync, close, closeSync, read, readSync, write, writeSync, writev, fstat, fstatSync, fsync, fsyncSync,
   fdatasync, fdatasyncSync, ftruncate, ftruncateSync,

@@ -65,7 +65,10 @@ Object.assign(process, {
   cpuUsage: () => ({ user: 0, system: 0 }),
   emitWarning: (warning) => console.warn(`Warning: ${warning?.message ?? warning}`),
   getuid: () => ops.op_os_info().uid,
+  geteuid: () => ops.op_os_info().uid,
   getgid: () => ops.op_os_info().gid,
+  getegid: () => ops.op_os_info().gid,
+  getgroups: () => [ops.op_os_info().gid],
   umask: () => 0o22,
   // A plugin cannot end the daemon.
   exit: (code) => { throw new Error(`process.exit(${code ?? ""}) is not allowed in a Paseo plugin`); },
@@ -113,5 +116,22 @@ Object.defineProperty(globalThis, Symbol.for("paseo.process.restart"), {
 });
 
 export default process;
-export const { env, argv, platform, arch, version, versions, cwd, nextTick, exit, getBuiltinModule, stdout, stderr, memoryUsage, emitWarning } = process;
+// `Object.prototype.toString.call(process)` is "[object process]" in Node; axios picks its
+// HTTP adapter by it.
+Object.defineProperty(process, Symbol.toStringTag, { value: "process", writable: true, configurable: false, enumerable: false });
+
+// Node's `node:process` has a named export for every key of `process` (its 79, in Node 20):
+// each is here too, `undefined` where this host has no such member, so that a named import
+// links as it does in Node (and in Paseo's bundle, where a missing one is `undefined`).
+export const {
+  version, versions, arch, platform, release, _rawDebug, moduleLoadList, binding, _linkedBinding, _events,
+  _eventsCount, _maxListeners, domain, _exiting, exitCode, config, dlopen, uptime, _getActiveRequests,
+  _getActiveHandles, getActiveResourcesInfo, reallyExit, _kill, loadEnvFile, cpuUsage, resourceUsage,
+  memoryUsage, constrainedMemory, availableMemory, kill, exit, openStdin, getuid, geteuid, getgid, getegid,
+  getgroups, allowedNodeEnvironmentFlags, assert, features, _fatalException, setUncaughtExceptionCaptureCallback,
+  hasUncaughtExceptionCaptureCallback, emitWarning, nextTick, _tickCallback, sourceMapsEnabled,
+  setSourceMapsEnabled, getBuiltinModule, _debugProcess, _debugEnd, _startProfilerIdleNotifier,
+  _stopProfilerIdleNotifier, stdout, stdin, stderr, abort, umask, chdir, cwd, initgroups, setgroups, setegid,
+  seteuid, setgid, setuid, env, title, argv, execArgv, debugPort, argv0, _eval, _preload_modules, report,
+} = process;
 export { hrtime };

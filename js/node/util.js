@@ -112,7 +112,13 @@ const isNativeError = typeof Error.isError === "function"
   ? (v) => Error.isError(v)
   : (v) => hasTag("Error")(v);
 
+// A Proxy is invisible to JavaScript; the engine tells (js/runtime/core.js). Without the engine
+// (these files tested under Node) there is no telling, and the answer is false.
+const engineIsProxy = globalThis[Symbol.for("paseo.isProxy")];
+const isProxy = (v) => (engineIsProxy ? engineIsProxy(v) : false);
+
 export const types = {
+  isProxy,
   isDate,
   isArgumentsObject,
   isBigIntObject,
@@ -1163,6 +1169,21 @@ function copyDescriptors(target, source, edit) {
   return Object.defineProperties(target, descriptors);
 }
 
+// Resolves once `signal` aborts (at once when it has); `resource` is what the wait is for,
+// which Node holds weakly: here the promise simply holds nothing of it. Async, as in Node: a
+// bad argument rejects, and the promise settles with the abort event (or nothing, when the
+// signal had aborted already).
+export async function aborted(signal, resource) {
+  if (signal === undefined || signal === null || typeof signal !== "object" || !("aborted" in signal)) {
+    throw invalidArgType("signal", "AbortSignal", signal);
+  }
+  if (resource === null || (typeof resource !== "object" && typeof resource !== "function")) {
+    throw invalidArgType("resource", "object", resource);
+  }
+  if (signal.aborted) return;
+  return new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+}
+
 export function promisify(original) {
   validateFunction(original, "original");
   if (original[kCustomPromisifiedSymbol]) {
@@ -1468,6 +1489,7 @@ const util = {
   isFunction,
   isPrimitive,
   parseArgs,
+  aborted,
   promisify,
   stripVTControlCharacters,
   toUSVString,

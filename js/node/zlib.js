@@ -54,8 +54,12 @@ function maxOutput(options) {
 function oneShot(kind, buffer, options) {
   const bytes = bytesOf(buffer);
   const id = ops.op_zlib_new(kind, levelOf(options));
+  // `finishFlush: Z_SYNC_FLUSH` (Node's way to read a truncated stream): everything that can
+  // come out does, and a missing end is no error.
+  const whole = options?.finishFlush === undefined || options.finishFlush === constants.Z_FINISH ||
+    kind === KIND.BrotliCompress || kind === KIND.BrotliDecompress;
   try {
-    return Buffer.from(ops.op_zlib_write(id, bytes, true, maxOutput(options)));
+    return Buffer.from(ops.op_zlib_write(id, bytes, whole, !whole, maxOutput(options)));
   } finally {
     ops.op_zlib_close(id);
   }
@@ -98,15 +102,76 @@ class ZlibBase extends Transform {
   #written = 0;
   constructor(kind, options) {
     super({ ...options, objectMode: false });
-    this.#id = ops.op_zlib_new(kind, levelOf(options));
+    this.#kind = kind;
+    this.#level = levelOf(options);
+    this.#id = ops.op_zlib_new(kind, this.#level);
     this.#max = maxOutput(options);
     this.bytesWritten = 0;
   }
-  #feed(chunk, finish) {
-    const out = ops.op_zlib_write(this.#id, chunk, finish, this.#max - this.#written);
+  #kind;
+  #level;
+  #feed(chunk, finish, syncFlush = false) {
+    const out = this.#step(chunk, finish, syncFlush);
+    if (out.length) this.push(out);
+  }
+  #step(chunk, finish, syncFlush) {
+    if (this.#id === null) {
+      const err = new Error("zlib binding closed");
+      err.code = "ERR_ZLIB_BINDING_CLOSED";
+      throw err;
+    }
+    const out = ops.op_zlib_write(this.#id, chunk, finish, syncFlush, this.#max - this.#written);
     this.#written += out.length;
     if (finish) this.#id = null;
-    if (out.length) this.push(Buffer.from(out));
+    return Buffer.from(out);
+  }
+  // Node's synchronous core, which minizlib (tar, npm's packages) calls directly: the chunk's
+  // output for `flushFlag` (Z_FINISH ends the stream and closes the handle, as Node's does;
+  // Z_SYNC_FLUSH and Z_FULL_FLUSH flush), through `Buffer.concat` as Node's goes.
+  _processChunk(chunk, flushFlag, cb) {
+    if (typeof cb === "function") {
+      let out, error = null;
+      try { out = this._processChunk(chunk, flushFlag); } catch (e) { error = e; }
+      queueMicrotask(() => (error ? cb(error) : cb(null, out)));
+      return;
+    }
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    // Brotli's operations are numbered apart from zlib's flush flags (2 is FINISH there).
+    const brotli = this.#kind === KIND.BrotliCompress || this.#kind === KIND.BrotliDecompress;
+    const finish = brotli ? flushFlag === constants.BROTLI_OPERATION_FINISH : flushFlag === constants.Z_FINISH;
+    const flush = brotli ? flushFlag === constants.BROTLI_OPERATION_FLUSH
+      : flushFlag === constants.Z_SYNC_FLUSH || flushFlag === constants.Z_FULL_FLUSH;
+    this.bytesWritten += bytes.length;
+    const out = this.#step(bytes, finish, flush);
+    if (finish) this._handle.close();
+    return Buffer.concat([out]);
+  }
+  // What Node keeps as the native binding; minizlib swaps its `close` while it calls
+  // `_processChunk`. Closing it frees the codec.
+  get _handle() {
+    return this.#handle ??= {
+      close: () => {
+        if (this.#id !== null) ops.op_zlib_close(this.#id);
+        this.#id = null;
+      },
+    };
+  }
+  set _handle(value) { this.#handle = value; }
+  #handle = null;
+  reset() {
+    if (this.#id !== null) ops.op_zlib_close(this.#id);
+    this.#id = ops.op_zlib_new(this.#kind, this.#level);
+    this.#written = 0;
+  }
+  flush(kind, callback) {
+    if (typeof kind === "function") [kind, callback] = [undefined, kind];
+    try {
+      const out = this.#step(new Uint8Array(0), false, true);
+      if (out.length) this.push(out);
+      if (callback) queueMicrotask(callback);
+    } catch (e) {
+      if (callback) queueMicrotask(() => callback(e)); else this.destroy(e);
+    }
   }
   _transform(chunk, encoding, callback) {
     try {

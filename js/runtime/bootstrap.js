@@ -79,14 +79,15 @@ for (const [name, value] of Object.entries({ URL, URLSearchParams, process, perf
 }
 const events = () => lazyModule("paseo:internal/web/events");
 const encoding = () => lazyModule("paseo:internal/web/encoding");
-for (const name of ["Event", "EventTarget", "CustomEvent", "DOMException", "AbortController", "AbortSignal"]) {
+for (const name of ["Event", "EventTarget", "CustomEvent", "DOMException", "AbortController", "AbortSignal",
+  "MessageEvent", "MessagePort", "MessageChannel"]) {
   defineLazy(name, () => events()[name]);
 }
 for (const name of ["TextEncoder", "TextDecoder", "atob", "btoa"]) defineLazy(name, () => encoding()[name]);
 defineLazy("Buffer", () => lazyModule("node:buffer").Buffer);
 // fetch and its classes, as web/fetch.js exports them.
 const FETCH_GLOBALS = [
-  "fetch", "Request", "Response", "Headers", "FormData", "Blob",
+  "fetch", "Request", "Response", "Headers", "FormData", "Blob", "File",
   "ReadableStream", "ReadableStreamDefaultReader", "ReadableStreamDefaultController",
 ];
 // web/fetch's imports must be loaded before it.

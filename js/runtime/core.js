@@ -2,6 +2,9 @@
 // from plugin code. Only host modules (`paseo:` and `node:` URLs) can import this.
 export const core = globalThis.Deno.core;
 export const ops = core.ops;
+// node:util stays free of imports (js/node/test runs it under Node) and is evaluated on first
+// use, after `Deno` is hidden: it asks the engine whether a value is a Proxy through this.
+Object.defineProperty(globalThis, Symbol.for("paseo.isProxy"), { value: (v) => core.isProxy(v) });
 
 /** A function that fails naming the unsupported member, for `node:` modules' gaps. */
 export function unsupported(member) {

@@ -149,6 +149,29 @@ export class CustomEvent extends Event {
   }
 }
 
+// The event of a message (MessagePort, WebSocket, EventSource): without it `eventsource`
+// cannot dispatch one and reconnects over and over.
+export class MessageEvent extends Event {
+  #m;
+  constructor(type, init = undefined) {
+    if (arguments.length === 0) throw nodeTypeError('ERR_MISSING_ARGS', 'The "type" argument must be specified');
+    super(type, init);
+    this.#m = {
+      data: init?.data ?? null,
+      origin: `${init?.origin ?? ''}`,
+      lastEventId: `${init?.lastEventId ?? ''}`,
+      source: init?.source ?? null,
+      ports: Object.freeze([...(init?.ports ?? [])]),
+    };
+  }
+  get data() { return this.#m.data; }
+  get origin() { return this.#m.origin; }
+  get lastEventId() { return this.#m.lastEventId; }
+  get source() { return this.#m.source; }
+  get ports() { return this.#m.ports; }
+  // Node 20's MessageEvent keeps Event's tag: `[object Event]`.
+}
+
 // Listener exceptions must not stop dispatch; surface them out of band.
 function reportException(err) {
   if (typeof globalThis.reportError === 'function') globalThis.reportError(err);
@@ -404,5 +427,82 @@ export class AbortController {
   }
   get [Symbol.toStringTag]() {
     return 'AbortController';
+  }
+}
+
+// MessageChannel's two ports, within the isolate: a message is a structured clone, delivered
+// as a MessageEvent in a later task, once the receiving port is started (by `start()`, or by
+// setting `onmessage` as on the web); until then, and after `close()`, messages wait or drop.
+export class MessagePort extends EventTarget {
+  #peer = null;
+  #queue = [];
+  #started = false;
+  #closed = false;
+  #onmessage = null;
+  constructor(token = undefined) {
+    if (token !== kPortToken) throw nodeTypeError('ERR_CONSTRUCT_CALL_INVALID', 'Constructor cannot be called');
+    super();
+  }
+  static pair() {
+    const a = new MessagePort(kPortToken), b = new MessagePort(kPortToken);
+    a.#peer = b;
+    b.#peer = a;
+    return [a, b];
+  }
+  postMessage(message, transfer = undefined) {
+    if (this.#closed || !this.#peer || this.#peer.#closed) return;
+    const clone = globalThis.structuredClone(message, Array.isArray(transfer) ? { transfer } : transfer);
+    this.#peer.#queue.push(clone);
+    this.#peer.#flush();
+  }
+  start() {
+    this.#started = true;
+    this.#flush();
+  }
+  close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#queue.length = 0;
+    const peer = this.#peer;
+    this.#peer = null;
+    if (peer) {
+      peer.#peer = null;
+      peer.close();
+    }
+    this.dispatchEvent(new Event('close'));
+  }
+  ref() { return this; }
+  unref() { return this; }
+  hasRef() { return false; }
+  get onmessage() { return this.#onmessage; }
+  set onmessage(fn) {
+    if (this.#onmessage) this.removeEventListener('message', this.#onmessage);
+    this.#onmessage = typeof fn === 'function' ? fn : null;
+    if (this.#onmessage) this.addEventListener('message', this.#onmessage);
+    this.start();
+  }
+  #flush() {
+    if (!this.#started) return;
+    setTimeout(() => {
+      while (this.#started && !this.#closed && this.#queue.length) {
+        this.dispatchEvent(new MessageEvent('message', { data: this.#queue.shift() }));
+      }
+    }, 0);
+  }
+  get [Symbol.toStringTag]() {
+    return 'MessagePort';
+  }
+}
+const kPortToken = Symbol('MessagePort');
+
+export class MessageChannel {
+  #ports;
+  constructor() {
+    this.#ports = MessagePort.pair();
+  }
+  get port1() { return this.#ports[0]; }
+  get port2() { return this.#ports[1]; }
+  get [Symbol.toStringTag]() {
+    return 'MessageChannel';
   }
 }

@@ -297,6 +297,22 @@ export class Blob {
   get [Symbol.toStringTag]() { return "Blob"; }
 }
 
+// A Blob with a name and a modification time, as Node has it globally.
+export class File extends Blob {
+  #name;
+  #lastModified;
+  constructor(bits, name, options = undefined) {
+    if (arguments.length < 2) throw new TypeError("The \"fileBits\" and \"fileName\" arguments must be specified");
+    super(bits, options);
+    this.#name = `${name}`;
+    const lastModified = options?.lastModified === undefined ? Date.now() : Number(options.lastModified);
+    this.#lastModified = Number.isFinite(lastModified) ? Math.trunc(lastModified) : 0;
+  }
+  get name() { return this.#name; }
+  get lastModified() { return this.#lastModified; }
+  get [Symbol.toStringTag]() { return "File"; }
+}
+
 export class FormData {
   constructor() {
     unsupported("FormData")();

@@ -318,6 +318,12 @@ check('btoa()', run(() => enc.btoa()), run(() => nodeBuffer.btoa()));
 check('isUtf8(string)', run(() => mine.isUtf8('a')), run(() => nodeBuffer.isUtf8('a')));
 check('isUtf8(DataView)', run(() => mine.isUtf8(new DataView(new ArrayBuffer(1)))),
   run(() => nodeBuffer.isUtf8(new DataView(new ArrayBuffer(1)))));
+// Statics are plain functions as in Node: enumerable (safer-buffer copies them by for-in) and
+// constructible (`new Buffer.alloc(0)`).
+check('Object.keys(Buffer)', Object.keys(MB), Object.keys(NB));
+check('new Buffer.alloc(2)', norm(new MB.alloc(2)), norm(new NB.alloc(2)));
+check('Buffer statics lengths', Object.keys(NB).filter((k) => typeof NB[k] === 'function').map((k) => MB[k].length),
+  Object.keys(NB).filter((k) => typeof NB[k] === 'function').map((k) => NB[k].length));
 check('isUtf8(ArrayBuffer)', mine.isUtf8(new Uint8Array([0xc3, 0xa9]).buffer), true);
 check('isAscii(Uint16Array)', mine.isAscii(new Uint16Array([0x7f7f, 0x80])), nodeBuffer.isAscii(new Uint16Array([0x7f7f, 0x80])));
 check('constants', [typeof mine.constants.MAX_LENGTH, mine.constants.MAX_LENGTH === mine.kMaxLength,

@@ -936,6 +936,62 @@ pub fn op_fs_fstat(state: &mut OpState, fd: i32) -> Result<StatInfo, JsErrorBox>
     Ok(stat_info(&md))
 }
 
+/// Seconds since the epoch, as Node's `utimes` family takes them (fractions to the ns).
+fn timespec(seconds: f64) -> libc::timespec {
+    let whole = seconds.floor();
+    libc::timespec {
+        tv_sec: whole as libc::time_t,
+        tv_nsec: ((seconds - whole) * 1e9).round().min(999_999_999.0) as libc::c_long,
+    }
+}
+
+/// `utimes` (follows a symlink) and `lutimes` (changes the link itself).
+#[op2(fast)]
+pub fn op_fs_utimes(
+    #[string] path: &str,
+    atime: f64,
+    mtime: f64,
+    follow: bool,
+) -> Result<(), JsErrorBox> {
+    let syscall = if follow { "utime" } else { "lutime" };
+    let c_path = std::ffi::CString::new(path).map_err(|_| {
+        JsErrorBox::type_error("The \"path\" argument must be a string without null bytes")
+    })?;
+    let times = [timespec(atime), timespec(mtime)];
+    let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
+    // SAFETY: a NUL-terminated path and two timespecs, as utimensat(2) takes them.
+    let rc = unsafe { libc::utimensat(libc::AT_FDCWD, c_path.as_ptr(), times.as_ptr(), flags) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(node_error(
+            std::io::Error::last_os_error(),
+            syscall,
+            path,
+            None,
+        ))
+    }
+}
+
+#[op2(fast)]
+pub fn op_fs_futimes(
+    state: &mut OpState,
+    fd: i32,
+    atime: f64,
+    mtime: f64,
+) -> Result<(), JsErrorBox> {
+    let file = open_file(state, fd, "futime")?;
+    let times = [timespec(atime), timespec(mtime)];
+    use std::os::fd::AsRawFd;
+    // SAFETY: an open descriptor this plugin owns and two timespecs, as futimens(3) takes them.
+    let rc = unsafe { libc::futimens(file.file().as_raw_fd(), times.as_ptr()) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(syscall_error(std::io::Error::last_os_error(), "futime"))
+    }
+}
+
 #[op2(fast)]
 pub fn op_fs_ftruncate(state: &mut OpState, fd: i32, #[number] len: u64) -> Result<(), JsErrorBox> {
     let file = open_file(state, fd, "ftruncate")?;

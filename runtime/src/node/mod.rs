@@ -380,5 +380,7 @@ deno_core::extension!(
         fs::op_fs_link,
         fs::op_fs_mkdtemp,
         fs::op_fs_truncate,
+        fs::op_fs_utimes,
+        fs::op_fs_futimes,
     ],
 );

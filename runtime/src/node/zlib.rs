@@ -298,6 +298,7 @@ fn op_zlib_write(
     #[smi] id: u32,
     #[buffer] input: &[u8],
     finish: bool,
+    sync_flush: bool,
     max_output: f64,
 ) -> Result<Vec<u8>, JsErrorBox> {
     let room = budget::heap_room(scope, state).bytes;
@@ -339,6 +340,15 @@ fn op_zlib_write(
                     JsErrorBox::generic(e.to_string())
                 }
             })?;
+            out.append(codec.output());
+            if out.len() > limit {
+                return Err(too_large(limit));
+            }
+        }
+        // Z_SYNC_FLUSH / Z_FULL_FLUSH (`flush()`, minizlib's writes): everything written so far
+        // comes out now, on a byte boundary; the stream goes on.
+        if sync_flush && !finish {
+            each!(&mut codec, w => w.flush()).map_err(|e| JsErrorBox::generic(e.to_string()))?;
             out.append(codec.output());
             if out.len() > limit {
                 return Err(too_large(limit));
