@@ -126,19 +126,48 @@ pub async fn plugin_result(name: &str) -> Value {
     serde_json::from_str(out["env"]["RESULT"].as_str().unwrap()).unwrap()
 }
 
-/// Every case Node reports must be the same here; the failure lists each difference.
+/// Every case must be the same here as in Node, both ways: a case only one side reports is a
+/// difference too, and a probe that reports nothing fails (it would compare nothing). The
+/// failure lists each difference.
 pub fn assert_same_as_node(ours: &Value, node: &Value) {
-    let differences: Vec<String> = node
+    let node_cases = node.as_object().expect("node's probe result is an object");
+    let our_cases = ours
         .as_object()
-        .unwrap()
-        .iter()
-        .filter(|(case, expected)| ours[case.as_str()] != **expected)
-        .map(|(case, expected)| {
+        .expect("the plugin's probe result is an object");
+    assert!(!node_cases.is_empty(), "node's probe reported no case");
+    assert!(!our_cases.is_empty(), "the plugin's probe reported no case");
+    let mut cases: Vec<&String> = node_cases.keys().chain(our_cases.keys()).collect();
+    cases.sort();
+    cases.dedup();
+    let differences: Vec<String> = cases
+        .into_iter()
+        .filter(|case| our_cases.get(*case) != node_cases.get(*case))
+        .map(|case| {
+            let show = |v: Option<&Value>| v.map_or("(no such case)".to_string(), Value::to_string);
             format!(
-                "{case}:\n  node: {expected}\n  here: {}",
-                ours[case.as_str()]
+                "{case}:\n  node: {}\n  here: {}",
+                show(node_cases.get(case)),
+                show(our_cases.get(case))
             )
         })
         .collect();
     assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
+
+/// Waits until plugin `id` has logged `line` (polling its tail every 5 ms), and fails, showing
+/// what it did log, if it has not within `within`: a wait for the event, not a guess at how
+/// long it takes. The bound is only there so that a broken engine fails instead of hanging.
+pub async fn wait_for_log(host: &PluginHost, id: &str, line: &str, within: Duration) {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        let lines = log_lines(host, id);
+        if lines.iter().any(|l| l == line) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{id} did not log {line:?} within {within:?}; it logged {lines:#?}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }

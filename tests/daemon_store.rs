@@ -192,7 +192,14 @@ fn a_kill_during_heavy_writes_leaves_a_home_the_daemon_restarts_on_with_every_ac
                     }
                 });
             }
+            // Bounded: a daemon that stopped acknowledging fails the test instead of hanging it.
+            let deadline = std::time::Instant::now() + Duration::from_secs(60);
             while acks.load(Ordering::SeqCst) < 25 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the daemon acknowledged only {} writes in 60 s",
+                    acks.load(Ordering::SeqCst)
+                );
                 std::thread::sleep(Duration::from_millis(5));
             }
             // SIGKILL with writes in flight: the clients see the connection drop and stop.

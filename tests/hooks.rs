@@ -67,13 +67,23 @@ async fn unknown_hook_names_fail_registration() {
 #[tokio::test(flavor = "multi_thread")]
 async fn request_hooks_compose_and_the_first_invalid_result_stops_the_chain() {
     let host = host();
-    load_all(&host, &["chain-title"]).await;
+    // chain-title's third handler returns an invalid result for "/bad"; chain-zz-later comes
+    // after it (plugins run in ID order).
+    load_all(&host, &["chain-title", "chain-zz-later"]).await;
     let request = json!({ "source": { "kind": "directory", "path": "/projects/shop" } });
     let out = host
         .run_hook("workspace.create.before", request, &OpenContext::default())
         .await
         .unwrap();
-    assert_eq!(out["title"], "first:second");
+    assert_eq!(out["title"], "first:second:third");
+    assert_eq!(
+        log_lines(&host, "chain-zz-later"),
+        [
+            "[paseo] Loading plugin",
+            "[paseo] Plugin ready",
+            "chain-zz-later ran for /projects/shop"
+        ]
+    );
     let bad = json!({ "source": { "kind": "directory", "path": "/bad" } });
     let err = host
         .run_hook("workspace.create.before", bad, &OpenContext::default())
@@ -83,6 +93,12 @@ async fn request_hooks_compose_and_the_first_invalid_result_stops_the_chain() {
     assert_eq!(
         err,
         "Plugin chain-title workspace.create.before failed: invalid request: source: Additional properties are not allowed ('branchName' was unexpected)"
+    );
+    // The chain stopped there: the later plugin never saw the bad request.
+    assert!(
+        !log_lines(&host, "chain-zz-later").contains(&"chain-zz-later ran for /bad".to_string()),
+        "{:?}",
+        log_lines(&host, "chain-zz-later")
     );
 }
 
@@ -295,28 +311,45 @@ async fn notification_errors_are_logged_and_later_handlers_still_run() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_slow_handler_times_out_aborts_its_signal_and_later_plugins_do_not_run() {
     let host = host_with_timeout(200);
-    load_all(&host, &["slow"]).await;
+    load_all(&host, &["slow", "slow-zz-after"]).await;
     let err = open(&host, open_request()).await.unwrap_err();
     assert_eq!(
         err,
         "Plugin slow agent.open.before failed: Plugin RPC timed out: slow.hook"
     );
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    wait_for_log(
+        &host,
+        "slow",
+        "signal aborted: The operation timed out",
+        std::time::Duration::from_secs(10),
+    )
+    .await;
+    // The plugin after the slow one (in ID order) was never called for this request.
     assert!(
-        log_lines(&host, "slow").contains(&"signal aborted: The operation timed out".to_string())
+        !log_lines(&host, "slow-zz-after").contains(&"slow-zz-after ran for agent-123".to_string()),
+        "{:?}",
+        log_lines(&host, "slow-zz-after")
     );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn invalid_daemon_input_is_rejected_before_any_plugin_runs() {
     let host = host();
-    load_all(&host, &["env-inject"]).await;
+    load_all(&host, &["env-inject", "a-open-spy"]).await;
     let mut request = open_request();
     request.as_object_mut().unwrap().remove("env");
     assert_eq!(
         open(&host, request).await.unwrap_err(),
         "invalid agent.open.before input: (root): \"env\" is a required property"
     );
+    // No plugin was called: the first in line (in ID order) logs every request it gets.
+    assert_eq!(
+        log_lines(&host, "a-open-spy"),
+        ["[paseo] Loading plugin", "[paseo] Plugin ready"]
+    );
+    // A valid request reaches it (so the assertion above could fail).
+    open(&host, open_request()).await.unwrap();
+    assert!(log_lines(&host, "a-open-spy").contains(&"a-open-spy ran for agent-123".to_string()));
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -255,10 +255,12 @@ async fn cancelled_mcp_calls_abort_the_tool_signal() {
     let peer = client.peer().clone();
     let in_flight =
         tokio::spawn(async move { peer.call_tool(CallToolRequestParams::new("slow")).await });
-    tokio::time::sleep(STARTED).await;
+    wait_for_log(&host, "slow tool started", 2).await;
     let started = std::time::Instant::now();
     client.cancel().await.unwrap();
     wait_for_log(&host, ABORTED, 2).await;
+    // Cancelling takes milliseconds; 2 s is a margin for a loaded CI machine, far below the
+    // call's own lifetime (it never ends by itself).
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "closing took {:?}",
@@ -270,7 +272,7 @@ async fn cancelled_mcp_calls_abort_the_tool_signal() {
     let client = connect(server.agent_url("agent-1"), &secret).await;
     let in_flight =
         tokio::spawn(async move { client.call_tool(CallToolRequestParams::new("slow")).await });
-    tokio::time::sleep(STARTED).await;
+    wait_for_log(&host, "slow tool started", 3).await;
     let started = std::time::Instant::now();
     server.shutdown().await;
     wait_for_log(&host, ABORTED, 3).await;

@@ -94,7 +94,9 @@ async fn isolates_booted_from_the_snapshot_have_their_own_time_origin_environmen
         (&a, a_before, a_after, "first"),
         (&b, b_before, b_after, "second"),
     ] {
-        // The isolate's clock started during its load, not when the snapshot was made.
+        // The isolate's clock started during its load, not when the snapshot was made. The
+        // 2 ms below `before` are no timing guess: the origin is `Date.now()` (whole ms) less
+        // the monotonic clock, and `before` is read in whole ms too, so each may round down 1 ms.
         let origin = f(seen, "timeOrigin");
         assert!(
             before - 2.0 <= origin && origin <= after,

@@ -184,7 +184,14 @@ async fn calls_made_during_a_reload_wait_for_the_new_isolate() {
         let host = host.clone();
         tokio::spawn(async move { host.reload("slow-cleanup").await })
     };
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The reload is under way: the old isolate's cleanup (300 ms) has begun.
+    wait_for_log(
+        &host,
+        "slow-cleanup",
+        "cleanup started",
+        Duration::from_secs(10),
+    )
+    .await;
     let request =
         serde_json::json!({ "source": { "kind": "directory", "path": "/projects/shop" } });
     let open = paseo_plugin_runtime::OpenContext::default();

@@ -58,7 +58,7 @@ fn caches() -> &'static Caches {
 }
 
 /// Whether this build keeps code caches (V8); the loader looks no further when it does not.
-pub(super) const ENABLED: bool = cfg!(feature = "v8");
+pub const ENABLED: bool = cfg!(feature = "v8");
 
 /// What to hand deno_core with the source of a host-provided module: the cache made from this
 /// source, or a request to make one (no data). `None` on QuickJS.
