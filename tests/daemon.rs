@@ -339,7 +339,7 @@ fn install_runs_build_commands_with_progress_and_rejects_failures() {
     std::fs::write(plugin.join("paseo-plugin.json"), r#"{ "id": "builds", "requirements": { "paseo": ">=0.14.0" }, "build": [["touch", "built.txt"], ["true"]] }"#).unwrap();
     std::fs::write(
         plugin.join("index.server.ts"),
-        "export default function () { return () => {}; }",
+        "export default function (_server: any) { return () => {}; }",
     )
     .unwrap();
     let daemon = Daemon::start(&[]);
@@ -362,7 +362,7 @@ fn install_runs_build_commands_with_progress_and_rejects_failures() {
     .unwrap();
     std::fs::write(
         broken.join("index.server.ts"),
-        "export default function () { return () => {}; }",
+        "export default function (_server: any) { return () => {}; }",
     )
     .unwrap();
     let err = daemon.cli_err(&["plugin", "install", broken.to_str().unwrap()]);

@@ -26,7 +26,7 @@ fn write_greeter(dir: &Path, id: &str, version: &str, build: Option<Value>, code
     .unwrap();
     std::fs::write(dir.join("build.txt"), format!("built {version}\n")).unwrap();
     let code = code.map(str::to_string).unwrap_or_else(|| {
-        format!("export default function contribute() {{ console.log(\"greeter {version}\"); return () => {{}}; }}\n")
+        format!("export default function contribute(_server: any) {{ console.log(\"greeter {version}\"); return () => {{}}; }}\n")
     });
     std::fs::write(dir.join("index.server.ts"), code).unwrap();
 }
@@ -195,7 +195,7 @@ fn a_git_source_installs_updates_keeps_the_running_version_on_failure_and_remove
         "greeter",
         "v4",
         None,
-        Some("throw new Error(\"v4 is broken\");\n"),
+        Some("throw new Error(\"v4 is broken\");\nexport default function contribute(_server: any) { return () => {}; }\n"),
     );
     commit_all(repo.path(), "v4 throws");
     let error = daemon.cli_err(&["plugin", "update", "greeter", "--yes"]);

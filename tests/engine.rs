@@ -111,9 +111,10 @@ async fn load_errors_use_paseos_messages() {
         load_error("async-contribute").await,
         "Plugin contribution must return a cleanup function"
     );
+    // Paseo's compiler refuses it before anything runs (tests/paseo_runtime.rs has the rest).
     assert_eq!(
         load_error("no-default").await,
-        "Plugin server bundle must default export a function"
+        "Plugin entry point must have exactly one default export function"
     );
     assert_eq!(load_error("throwing-top").await, "boom at load");
     assert_eq!(

@@ -15,6 +15,33 @@ function hrtime(previous) {
 }
 hrtime.bigint = () => BigInt(Math.round(ops.op_timer_now() * 1e6));
 
+// process.stdout / stderr as Paseo frames a plugin's output into log entries: one entry per
+// "\n"-ended line ("\r\n" counts as "\n"), a line written in pieces is one entry, and what is
+// left without a newline is written once when the plugin stops (js/runtime/host.js).
+const pendingOutput = ["", ""];
+function framedOutput(stream) {
+  return {
+    write(chunk, encoding, callback) {
+      if (typeof encoding === "function") callback = encoding;
+      const text = typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
+      const lines = (pendingOutput[stream] + text).split("\n");
+      pendingOutput[stream] = lines.pop();
+      for (const line of lines) ops.op_host_log(stream, line);
+      if (typeof callback === "function") tick(callback);
+      return true;
+    },
+    isTTY: false,
+  };
+}
+Object.defineProperty(globalThis, Symbol.for("paseo.process.flushOutput"), {
+  value() {
+    for (const stream of [0, 1]) {
+      if (pendingOutput[stream] !== "") ops.op_host_log(stream, pendingOutput[stream]);
+      pendingOutput[stream] = "";
+    }
+  },
+});
+
 // `process` is an EventEmitter, as in Node, but node:events is evaluated on first use (most
 // plugins never listen on process): until then its emitter methods are stand-ins that load
 // node:events, whose evaluation turns `process` into an EventEmitter (prototype and state), and
@@ -70,9 +97,17 @@ Object.assign(process, {
   getegid: () => ops.op_os_info().gid,
   getgroups: () => [ops.op_os_info().gid],
   umask: () => 0o22,
-  // A plugin cannot end the daemon.
-  exit: (code) => { throw new Error(`process.exit(${code ?? ""}) is not allowed in a Paseo plugin`); },
-  abort: () => { throw new Error("process.abort() is not allowed in a Paseo plugin"); },
+  // Ends the plugin, as an exiting child process ends a plugin in Paseo (never the daemon):
+  // the engine terminates the isolate, and nothing after this line runs.
+  exit(code) {
+    const status = code ?? process.exitCode ?? 0;
+    ops.op_host_exit(Number.isInteger(Number(status)) ? Number(status) : 1);
+    for (;;);
+  },
+  abort() {
+    ops.op_host_exit(134);
+    for (;;);
+  },
   kill: unsupported("process.kill"),
   getBuiltinModule(id) {
     const name = String(id).replace(/^node:/, "");
@@ -83,8 +118,8 @@ Object.assign(process, {
     }
     return undefined;
   },
-  stdout: { write: (s) => { console.log(String(s).replace(/\n$/, "")); return true; }, isTTY: false },
-  stderr: { write: (s) => { console.error(String(s).replace(/\n$/, "")); return true; }, isTTY: false },
+  stdout: framedOutput(0),
+  stderr: framedOutput(1),
   features: {},
   config: { variables: {} },
 });

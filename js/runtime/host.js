@@ -136,6 +136,12 @@ const serverApi = {
     reportRegistrations();
     return document;
   },
+  // Registrations that belong to the app's side of a plugin: Paseo's compiler strips them from
+  // the server bundle, so a shared entry that calls them works there. Here they are accepted
+  // and do nothing.
+  ...Object.fromEntries(["addSurface", "addSidebarItem", "addWorkspacePanel", "addCommandCenterItem",
+    "addClientSide", "addAttachmentSource", "addNotificationSource", "addTheme", "addTimelineTransformer",
+    "addTimelineRenderer"].map((name) => [name, () => () => {}])),
   registerProvider: provides("registerProvider"),
   addForgeServerProvider: provides("addForgeServerProvider"),
   registerUsageSource: provides("registerUsageSource"),
@@ -328,6 +334,8 @@ async function stop() {
   // plugin's cleanup.
   await providersModule?.closeAll();
   reportRegistrations();
+  // Output written without a final newline is one last entry, as Paseo flushes it.
+  globalThis[Symbol.for("paseo.process.flushOutput")]?.();
   return "null";
 }
 

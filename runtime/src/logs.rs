@@ -54,42 +54,52 @@ impl LogTail {
     /// Appends one message; each line becomes an entry, cut at 16 KiB, trailing `\r` stripped.
     pub fn write(&self, stream: Stream, message: &str) {
         for line in message.split('\n') {
-            let mut line = line.strip_suffix('\r').unwrap_or(line);
-            if line.len() > MAX_LINE_BYTES {
-                let mut cut = MAX_LINE_BYTES;
-                while !line.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                line = &line[..cut];
+            self.push(stream, line.strip_suffix('\r').unwrap_or(line));
+        }
+    }
+
+    /// Appends one message as one entry, however many lines it has (`\r\n` made `\n`, cut at
+    /// 16 KiB): how Paseo keeps a plugin's load failure, stack and all.
+    pub fn write_whole(&self, stream: Stream, message: &str) {
+        self.push(stream, &message.replace("\r\n", "\n"));
+    }
+
+    fn push(&self, stream: Stream, line: &str) {
+        let mut line = line;
+        if line.len() > MAX_LINE_BYTES {
+            let mut cut = MAX_LINE_BYTES;
+            while !line.is_char_boundary(cut) {
+                cut -= 1;
             }
-            let entry = {
-                let mut inner = self.inner.lock().unwrap();
-                inner.next_sequence += 1;
-                let entry = LogEntry {
-                    sequence: inner.next_sequence,
-                    timestamp: now_iso(),
-                    stream,
-                    message: line.to_string(),
-                };
-                inner.bytes += entry.message.len();
-                inner.entries.push_back(entry.clone());
-                while inner.entries.len() > MAX_ENTRIES || inner.bytes > MAX_BYTES {
-                    let old = inner.entries.pop_front().unwrap();
-                    inner.bytes -= old.message.len();
-                }
-                entry
+            line = &line[..cut];
+        }
+        let entry = {
+            let mut inner = self.inner.lock().unwrap();
+            inner.next_sequence += 1;
+            let entry = LogEntry {
+                sequence: inner.next_sequence,
+                timestamp: now_iso(),
+                stream,
+                message: line.to_string(),
             };
-            match stream {
-                Stream::Stdout => {
-                    tracing::info!(target: "paseo::plugin", plugin_id = %self.plugin_id, sequence = entry.sequence, "{}", entry.message)
-                }
-                Stream::Stderr => {
-                    tracing::warn!(target: "paseo::plugin", plugin_id = %self.plugin_id, sequence = entry.sequence, "{}", entry.message)
-                }
+            inner.bytes += entry.message.len();
+            inner.entries.push_back(entry.clone());
+            while inner.entries.len() > MAX_ENTRIES || inner.bytes > MAX_BYTES {
+                let old = inner.entries.pop_front().unwrap();
+                inner.bytes -= old.message.len();
             }
-            if let Some(listener) = &self.listener {
-                listener(&self.plugin_id, &entry);
+            entry
+        };
+        match stream {
+            Stream::Stdout => {
+                tracing::info!(target: "paseo::plugin", plugin_id = %self.plugin_id, sequence = entry.sequence, "{}", entry.message)
             }
+            Stream::Stderr => {
+                tracing::warn!(target: "paseo::plugin", plugin_id = %self.plugin_id, sequence = entry.sequence, "{}", entry.message)
+            }
+        }
+        if let Some(listener) = &self.listener {
+            listener(&self.plugin_id, &entry);
         }
     }
 

@@ -12,8 +12,10 @@
 pub(crate) mod budget;
 pub mod bytecode_cache;
 pub mod code_cache;
+pub mod entry;
 pub mod host_js;
 pub mod imports;
+pub mod missing_imports;
 pub mod modules;
 mod ops;
 pub mod snapshot;

@@ -208,6 +208,25 @@ fn op_host_heap_room(
     ((room.bytes / parts) as f64, room.describe(parts))
 }
 
+/// `process.exit(code)` / `process.abort()`: the plugin ends as a Paseo plugin's child process
+/// that exits does. It fails with `Plugin process exited: <id>` (its calls, sessions and
+/// registrations end with it); the daemon and the other plugins carry on. No more of its JS
+/// runs: the isolate is terminated at once.
+#[op2(fast)]
+fn op_host_exit(state: &mut OpState, code: i32) {
+    let shared = state.borrow::<Arc<PluginShared>>().clone();
+    shared.logs.write(
+        Stream::Stderr,
+        &format!("[paseo] Plugin process exited with code {code}"),
+    );
+    let st = state.borrow_mut::<ActorState>();
+    st.crashed
+        .get_or_insert_with(|| format!("Plugin process exited: {}", shared.id));
+    if let Some(handle) = state.try_borrow::<v8::IsolateHandle>() {
+        handle.terminate_execution();
+    }
+}
+
 #[op2(fast)]
 fn op_host_log(state: &mut OpState, #[smi] stream: u32, #[string] message: &str) {
     let stream = if stream == 0 {
@@ -365,6 +384,7 @@ deno_core::extension!(
         op_host_timer,
         op_host_heap_room,
         op_host_log,
+        op_host_exit,
         op_host_registrations,
         op_host_stream,
         op_hook_check,

@@ -182,7 +182,8 @@ impl PluginHost {
                 Ok(())
             }
             Err(error) => {
-                logs.write(
+                // One entry, stack and all, as Paseo's tail keeps it.
+                logs.write_whole(
                     Stream::Stderr,
                     &format!("[paseo] Plugin failed to load: {error}"),
                 );
