@@ -88,43 +88,53 @@ async fn both_modules_export_paseos_values() {
 #[tokio::test(flavor = "multi_thread")]
 async fn processes_run_without_paseos_controls_and_fail_as_node_does() {
     let p = case("process").await;
-    // The overlay wins, `undefined` removes, and Paseo's runtime controls never reach a child.
+    // Expected values from Paseo's SDK (packages/plugin/src/server/forge-toolkit), not Node:
+    // the overlay wins, `undefined` removes, and Paseo's runtime controls never reach a child.
     assert_eq!(
         p["env"],
         json!({ "PATH": "/bin", "CUSTOM": "overlay", "ADDED": "yes" })
     );
-    // Not Windows: no cmd.exe, quoting is the identity, a requested shell is passed through.
+    // Expected values from Paseo's SDK: not Windows, so no cmd.exe, quoting is the identity, a
+    // requested shell is passed through.
     assert_eq!(
         p["windows"],
         json!({ "bare": false, "script": false, "requested": true, "requestedString": "/bin/bash",
             "argument": "Ship & \"test\" | %X%", "command": "C:\\tools\\a b.cmd" })
     );
+    // Expected values from Paseo's SDK's findExecutable (a PATH walk).
     assert_eq!(
         p["findExecutable"],
         json!({ "git": true, "padded": true, "missing": null, "blank": null })
     );
+    // Expected values from Paseo's SDK: the overlay reaches the child, PASEO_NODE_ENV does not.
     assert_eq!(
         p["exec"],
         json!({ "stdout": "bar unset\n", "stderr": "err\n" })
     );
     assert_eq!(p["execCwd"], json!(true));
-    assert_eq!(
-        p["execFailure"],
-        json!({ "code": 4, "killed": false, "signal": null, "stdout": "", "stderr": "nope\n",
-            "message": "Command failed: sh -c echo nope >&2; exit 4\nnope\n" })
-    );
-    assert_eq!(
-        p["execTimeout"],
-        json!({ "code": null, "killed": true, "signal": "SIGTERM" })
-    );
-    assert_eq!(
-        p["execMaxBuffer"],
-        json!({ "code": "ERR_CHILD_PROCESS_STDIO_MAXBUFFER", "message": "stdout maxBuffer length exceeded" })
-    );
-    assert_eq!(
-        p["execMissing"],
-        json!({ "code": "ENOENT", "message": "spawn no-such-forge-cli-xyz ENOENT" })
-    );
+
+    // The failures are Node's: execCommand is execFile, promisified, with these options (on
+    // Linux); Node runs the fixture's four failing commands so and must report the same.
+    let dir = tempfile::tempdir().unwrap();
+    let node = under_node(&format!(
+        "const {{ execFile }} = await import('node:child_process'), {{ promisify }} = await import('node:util');\n\
+         const run = (file, args, options = {{}}) => promisify(execFile)(file, args, {{ cwd: {:?}, encoding: 'utf8',\n\
+           maxBuffer: 10 * 1024 * 1024, windowsHide: true, shell: false, windowsVerbatimArguments: false, ...options }})\n\
+           .then(() => ({{ code: 'no error' }}), (e) => e);\n\
+         const pick = (e, ...keys) => Object.fromEntries(keys.map((k) => [k, e[k]]));\n\
+         console.log(JSON.stringify({{\n\
+           execFailure: pick(await run('sh', ['-c', 'echo nope >&2; exit 4']), 'code', 'killed', 'signal', 'stdout', 'stderr', 'message'),\n\
+           execTimeout: pick(await run('sleep', ['5'], {{ timeout: 100 }}), 'code', 'killed', 'signal'),\n\
+           execMaxBuffer: pick(await run('sh', ['-c', 'head -c 5000 /dev/zero'], {{ maxBuffer: 1000 }}), 'code', 'message'),\n\
+           execMissing: pick(await run('no-such-forge-cli-xyz', ['a']), 'code', 'message'),\n\
+         }}));",
+        dir.path().display().to_string(),
+    ));
+    let ours = json!({
+        "execFailure": p["execFailure"], "execTimeout": p["execTimeout"],
+        "execMaxBuffer": p["execMaxBuffer"], "execMissing": p["execMissing"],
+    });
+    assert_same_as_node(&ours, &node);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -271,6 +281,7 @@ async fn cli_paths_json_output_and_redaction() {
     );
 }
 
+// Expected values from Paseo's SDK's parseGitRemoteLocation (packages/plugin/src/server/forge-toolkit), not Node.
 #[tokio::test(flavor = "multi_thread")]
 async fn git_remotes_parse_as_paseos_protocol_does() {
     let https =

@@ -1,6 +1,8 @@
-//! `fetch` and its classes, through a real plugin (tests/fixtures/web-fetch) talking to a tiny
-//! HTTP/1.1 server run here on 127.0.0.1. Each test runs one group of checks in the plugin
-//! (request.labels.case) and compares the JSON it returns.
+//! `fetch` and its classes against Node's: tests/fixtures/web-fetch/shared/probe.mjs runs one
+//! group of checks at a time inside the plugin (request.labels.case) and under `node`, both
+//! talking to a tiny HTTP/1.1 server run here on 127.0.0.1, and what each saw must be the same.
+//! What only the engine does is checked apart: that it lets go of aborted connections, and the
+//! fetch features it does not support.
 
 mod common;
 
@@ -109,14 +111,26 @@ async fn handle(mut sock: TcpStream, events: Events) {
     let len: usize = header("content-length")
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
+    let chunked = header("transfer-encoding").is_some_and(|v| v.contains("chunked"));
     let mut body = buf[head_end..].to_vec();
-    while body.len() < len {
+    // A chunked body (Node streams a ReadableStream body so) is read to its last chunk.
+    let complete = |body: &[u8]| {
+        if chunked {
+            body.ends_with(b"0\r\n\r\n")
+        } else {
+            body.len() >= len
+        }
+    };
+    while !complete(&body) {
         let mut chunk = [0u8; 4096];
         let n = sock.read(&mut chunk).await.unwrap_or(0);
         if n == 0 {
             break;
         }
         body.extend_from_slice(&chunk[..n]);
+    }
+    if chunked {
+        body = dechunk(&body);
     }
     match path.split('?').next().unwrap() {
         "/text" => {
@@ -184,7 +198,7 @@ async fn handle(mut sock: TcpStream, events: Events) {
                 "method": method, "path": path, "body": String::from_utf8_lossy(&body),
                 "contentType": pick("content-type"), "xTest": pick("x-test"), "accept": pick("accept"),
                 "userAgent": pick("user-agent"), "contentLength": pick("content-length"),
-                "acceptEncoding": pick("accept-encoding"),
+                "acceptEncoding": pick("accept-encoding"), "transferEncoding": pick("transfer-encoding"),
             });
             respond(
                 &mut sock,
@@ -232,6 +246,21 @@ async fn handle(mut sock: TcpStream, events: Events) {
     }
 }
 
+/// The data of a chunked body.
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(line) = data.windows(2).position(|w| w == b"\r\n") {
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&data[..line]).trim(), 16).unwrap_or(0);
+        if size == 0 || data.len() < line + 2 + size {
+            break;
+        }
+        out.extend_from_slice(&data[line + 2..line + 2 + size]);
+        data = &data[(line + 4 + size).min(data.len())..];
+    }
+    out
+}
+
 /// Loads the fixture, runs one group of checks and returns its JSON.
 async fn run_case(case: &str, server: &Server, extra: &[(&str, String)]) -> Value {
     let host = host();
@@ -248,141 +277,82 @@ async fn run_case(case: &str, server: &Server, extra: &[(&str, String)]) -> Valu
     serde_json::from_str(out["env"]["RESULT"].as_str().unwrap()).unwrap()
 }
 
+/// Runs the same group of checks under `node`, against `server` (with the same extra labels).
+async fn node_case(case: &str, server: &Server, extra: &[(&str, String)]) -> Value {
+    let probe = fixture("web-fetch").join("shared/probe.mjs");
+    let labels: serde_json::Map<String, Value> = extra
+        .iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect();
+    let script = format!(
+        "const {{ probe }} = await import({:?});\n\
+         console.log(JSON.stringify(await probe({case:?}, {:?}, {})));",
+        probe.display().to_string(),
+        server.url,
+        Value::Object(labels),
+    );
+    // Node runs beside the server, which needs this runtime's threads.
+    tokio::task::spawn_blocking(move || under_node(&script))
+        .await
+        .unwrap()
+}
+
+/// Runs group `case` in the plugin and under node against the same server, and compares all
+/// but the cases in `differs` (known differences, which the caller checks as far as they go);
+/// returns both results.
+async fn same_as_node(case: &str, extra: &[(&str, String)], differs: &[&str]) -> (Value, Value) {
+    let server = serve().await;
+    let node = node_case(case, &server, extra).await;
+    let ours = run_case(case, &server, extra).await;
+    let except = |v: &Value| {
+        let mut v = v.clone();
+        for case in differs {
+            v.as_object_mut().unwrap().remove(*case);
+        }
+        v
+    };
+    assert_same_as_node(&except(&ours), &except(&node));
+    (ours, node)
+}
+
+/// An error as `describe` gives it, without its cause.
+fn outer(described: &Value) -> &str {
+    let text = described.as_str().unwrap();
+    text.split(" | cause ").next().unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn responses_headers_and_redirects() {
-    let server = serve().await;
-    let out = run_case("basics", &server, &[]).await;
-    assert_eq!(
-        out["text"],
-        json!([
-            200,
-            "OK",
-            true,
-            "basic",
-            true,
-            false,
-            "text/plain",
-            ["a=1", "b=2"],
-            false,
-            "hello",
-            true,
-            "TypeError: Body is unusable: Body has already been read"
-        ])
-    );
-    assert_eq!(out["json"], json!({ "a": 1, "b": [true, null] }));
-    assert_eq!(
-        out["missing"],
-        json!([404, "Not Found", false, "no such page"])
-    );
-    assert_eq!(
-        out["echo"],
-        json!({ "method": "GET", "path": "/echo?q=1", "body": "", "contentType": null, "xTest": "req",
-            "accept": "*/*", "userAgent": "node", "contentLength": null, "acceptEncoding": "gzip, deflate" })
-    );
-    assert_eq!(out["follow"], json!([200, true, "/text", "hello"]));
-    assert_eq!(out["manual"], json!([302, false, "/text"]));
-    assert_eq!(out["head"], json!([200, null, "0"]));
-    assert_eq!(out["empty"], json!([204, null, ""]));
-    assert_eq!(
-        out["headerNames"],
-        json!([
-            "connection",
-            "content-length",
-            "content-type",
-            "set-cookie",
-            "set-cookie",
-            "x-custom"
-        ])
-    );
+    same_as_node("basics", &[], &[]).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn request_and_response_bodies() {
-    let server = serve().await;
-    let out = run_case("bodies", &server, &[]).await;
-    let echo = |method: &str, body: &str, ty: Value, len: &str, x: Value| {
-        json!({ "method": method, "path": "/echo", "body": body, "contentType": ty, "xTest": x,
-            "accept": "*/*", "userAgent": "node", "contentLength": len, "acceptEncoding": "gzip, deflate" })
+    // differs from node: a ReadableStream body is read whole and sent with Content-Length,
+    // where Node streams it with Transfer-Encoding: chunked, see issue
+    let (ours, node) = same_as_node("bodies", &[], &["stream"]).await;
+    let framing = |v: &Value| {
+        let mut v = v["stream"].clone();
+        let fields = v.as_object_mut().unwrap();
+        fields.remove("contentLength");
+        fields.remove("transferEncoding");
+        v
     };
-    assert_eq!(
-        out["string"],
-        echo(
-            "POST",
-            r#"{"n":1}"#,
-            json!("application/json"),
-            "7",
-            json!("s")
-        )
-    );
-    assert_eq!(
-        out["params"],
-        echo(
-            "POST",
-            "a=1&b=x+y",
-            json!("application/x-www-form-urlencoded;charset=UTF-8"),
-            "9",
-            Value::Null
-        )
-    );
-    assert_eq!(
-        out["bytes"],
-        echo("PUT", "hi", Value::Null, "2", Value::Null)
-    );
-    assert_eq!(
-        out["buffer"],
-        echo("POST", "ab", Value::Null, "2", Value::Null)
-    );
-    assert_eq!(
-        out["blob"],
-        echo("POST", "blob", json!("text/x-blob"), "4", Value::Null)
-    );
-    assert_eq!(
-        out["stream"],
-        echo("POST", "stream", Value::Null, "6", Value::Null)
-    );
-    assert_eq!(
-        out["clone"],
-        json!([r#"{"a":1,"b":[true,null]}"#, { "a": 1, "b": [true, null] }])
-    );
-    assert_eq!(out["arrayBuffer"], 5);
-    assert_eq!(out["bytesBody"], json!([104, 101, 108, 108, 111]));
-    assert_eq!(out["blobBody"], json!([5, "text/plain", "hello"]));
+    assert_eq!(framing(&ours), framing(&node));
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn streamed_bodies_arrive_chunk_by_chunk() {
-    let server = serve().await;
-    let out = run_case("streams", &server, &[]).await;
-    assert_eq!(
-        out,
-        json!({
-            "viaReader": ["one", "two", "three"],
-            "viaFor": ["one", "two", "three"],
-            "first": "one",
-            "afterBreak": [true, false],
-            "chunkedText": "onetwothree",
-            "teeText": ["onetwothree"],
-        })
-    );
+    same_as_node("streams", &[], &[]).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn abort_rejects_with_the_reason_and_drops_the_connection() {
+    // Node gets a server of its own: this one's record must be the plugin's alone.
+    let node = node_case("abort", &serve().await, &[]).await;
     let server = serve().await;
     let out = run_case("abort", &server, &[]).await;
-    assert_eq!(
-        out,
-        json!({
-            "before": "AbortError: This operation was aborted",
-            "during": "AbortError: This operation was aborted",
-            "custom": "Error: custom reason",
-            "timeout": "TimeoutError: The operation was aborted due to timeout",
-            "quick": true,
-            "body": ["first", "AbortError: This operation was aborted"],
-            "text": "AbortError: This operation was aborted",
-            "late": "hello",
-        })
-    );
+    assert_same_as_node(&out, &node);
     // The Rust side let go of every aborted connection (3 waiting for a head, 2 mid-body).
     let mut seen = Vec::new();
     for _ in 0..100 {
@@ -407,97 +377,56 @@ async fn abort_rejects_with_the_reason_and_drops_the_connection() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn failures_have_nodes_shapes() {
-    let server = serve().await;
     let closed = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let out = run_case(
+    let (ours, node) = same_as_node(
         "errors",
-        &server,
         &[("closed", format!("http://127.0.0.1:{closed}/"))],
+        &[
+            // differs from node: the cause's message is "Invalid URL: /relative" where Node's
+            // is "Invalid URL", see issue
+            "badUrl",
+            // differs from node: the cause of a body cut short is "Error: end of file before
+            // message length reached" where Node's is undici's
+            // ResponseContentLengthMismatchError (UND_ERR_RES_CONTENT_LENGTH_MISMATCH), see issue
+            "truncated",
+        ],
     )
     .await;
+    for case in ["badUrl", "truncated"] {
+        assert_eq!(outer(&ours[case]), outer(&node[case]), "{case}");
+    }
+}
+
+/// What the engine does not support, where Node does: each fails naming itself (the expected
+/// texts are the engine's own).
+#[tokio::test(flavor = "multi_thread")]
+async fn unsupported_features_name_themselves() {
+    let server = serve().await;
+    let out = run_case("limits", &server, &[]).await;
     let unsupported = "(only http:, https: and data:)";
     assert_eq!(
         out,
         json!({
-            "refused": format!("TypeError: fetch failed | cause Error: connect ECONNREFUSED 127.0.0.1:{closed} (ECONNREFUSED)"),
-            "refusedFields": ["ECONNREFUSED", -111, "connect", "127.0.0.1", closed],
-            "badPort": "TypeError: fetch failed | cause Error: bad port",
-            "badUrl": "TypeError: Failed to parse URL from /relative | cause TypeError: Invalid URL: /relative (ERR_INVALID_URL)",
             "ftp": format!("TypeError: fetch failed | cause Error: fetch of ftp: URLs is not supported by the Paseo plugin host {unsupported}"),
             "file": format!("TypeError: fetch failed | cause Error: fetch of file: URLs is not supported by the Paseo plugin host {unsupported}"),
-            "getBody": "TypeError: Request with GET/HEAD method cannot have body.",
-            "badHeader": "TypeError: Headers.append: \"bad name\" is an invalid header name.",
-            "badValue": "TypeError: Headers.append: \"a\nb\" is an invalid header value.",
-            "badMethod": "TypeError: 'CONNECT' HTTP method is unsupported.",
-            "badRedirect": "TypeError: Request constructor: nope is not an accepted type. Expected one of follow, manual, error.",
-            "noDuplex": "TypeError: RequestInit: duplex option is required when sending a body.",
-            "redirectError": "TypeError: fetch failed | cause Error: unexpected redirect",
-            "redirectLoop": "TypeError: fetch failed | cause Error: redirect count exceeded",
-            "truncated": "TypeError: terminated | cause Error: end of file before message length reached",
             "formData": "Error: Response.formData is not supported by the Paseo plugin host yet",
             "newFormData": "Error: FormData is not supported by the Paseo plugin host yet",
-            "credentials": "TypeError: Request cannot be constructed from a URL that includes credentials: http://user:pw@127.0.0.1/",
-            "immutable": "TypeError: immutable",
-            "dataText": "a b",
-            "dataB64": [200, "text/plain", "hello"],
-            "dataDefaultType": "text/plain;charset=US-ASCII",
+            "byob": "Error: ReadableStream.getReader({ mode: \"byob\" }) is not supported by the Paseo plugin host yet",
         })
     );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn web_classes_without_the_network() {
-    let server = serve().await;
-    let out = run_case("classes", &server, &[]).await;
-    assert_eq!(
-        out,
-        json!({
-            "get": ["1, 2", null, true],
-            "entries": [["content-type", "text/plain"], ["set-cookie", "a=1"], ["set-cookie", "b=2"], ["x-a", "1, 2"]],
-            "seen": ["content-type=text/plain", "set-cookie=a=1", "set-cookie=b=2", "x-a=1, 2"],
-            "getSetCookie": ["a=1", "b=2"],
-            "h2": [["set-cookie", "a=1"], ["set-cookie", "b=2"], ["x-a", "3"]],
-            "badName": "TypeError: Headers.get: \"a b\" is an invalid header name.",
-            "pairs": "TypeError: Headers constructor: expected name/value pair to be length 2, found 3.",
-            "response": [201, "Created", true, "text/plain;charset=UTF-8", "y", "hi"],
-            "json": [202, "application/json", { "a": 1 }],
-            "error": ["error", 0, false, null],
-            "redirect": [301, "http://a.example/x", "RangeError: Invalid status code 200"],
-            "badStatus": "RangeError: init[\"status\"] must be in the range of 200 to 599, inclusive.",
-            "nullBodyStatus": "TypeError: Response constructor: Invalid response status code 204",
-            "clone": ["abc", "abc", "TypeError: Response.clone: Body has already been consumed."],
-            "request": ["POST", "http://a.example/p", "text/plain;charset=UTF-8", "b", "follow", false, "x", "x"],
-            "userStream": "ab",
-            "counted": [0, 1, 2],
-            "from": ["x", "y"],
-            "tee": ["t", "t"],
-            "blob": [3, "text/plain", "abc", "bc", "text/plain"],
-            "released": "TypeError: Invalid state: The reader is not attached to a stream",
-            "lockedTwice": "TypeError: Invalid state: ReadableStream is locked",
-            "byob": "Error: ReadableStream.getReader({ mode: \"byob\" }) is not supported by the Paseo plugin host yet",
-            "nonBytes": "TypeError: Received non-Uint8Array chunk",
-            "globals": ["function", "function", "function", "function", "function", "function", "function", "function"],
-        })
-    );
+    same_as_node("classes", &[], &[]).await;
 }
 
 // Bodies with a Content-Encoding undici decodes (gzip, deflate, br) reach the plugin decoded,
 // with the header kept; a body that does not decode fails the read; an empty one is empty.
 #[tokio::test(flavor = "multi_thread")]
 async fn compressed_bodies_are_decoded() {
-    let server = serve().await;
-    let out = run_case("encodings", &server, &[]).await;
-    assert_eq!(
-        out,
-        json!({
-            "gzip": ["hello from gzip ".repeat(50), "gzip"],
-            "deflate": ["hello from deflate ".repeat(50), "deflate"],
-            "brotli": ["hello from brotli ".repeat(50), "br"],
-            "bad": ["TypeError", true],
-            "empty": "",
-        })
-    );
+    same_as_node("encodings", &[], &[]).await;
 }
