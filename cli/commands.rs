@@ -188,14 +188,25 @@ pub async fn plugin(home: &Path, args: &[&str]) -> Result<ExitCode, String> {
         Some("install" | "add") => {
             let source = id.ok_or("plugin install needs a source: a directory, owner/slug, npm:<package>, github:owner/repo or git:<url>")?;
             eprintln!("Trusting plugin code: server code and preparation commands run unsandboxed on the daemon host; client code runs inside Paseo. Dependencies and future updates are part of the codebase you trust.");
-            // An existing folder is a directory source, whatever it looks like; the daemon
-            // parses everything else.
-            let params = if std::path::Path::new(source).is_dir() {
+            // As in Paseo, a directory is a source that looks like a path (`./`, `../`, `/`,
+            // `~`), with an optional `:sub/dir`; a bare `owner/slug` is the registry's even
+            // when a folder of that name is here. The daemon parses everything else.
+            let params = if let Some((dir, sub)) = directory_source(source) {
                 if a.value("--ref").is_some() {
                     return Err("Plugin --ref is only valid for Git sources".into());
                 }
-                let path = std::fs::canonicalize(source).unwrap_or_else(|_| PathBuf::from(source));
-                let path = match a.value("--path") {
+                let dir = match dir.strip_prefix("~") {
+                    Some(rest) => PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                        .join(rest.trim_start_matches('/')),
+                    None => PathBuf::from(dir),
+                };
+                // A folder that is not there is the daemon's to report, in Paseo's words.
+                let path = std::fs::canonicalize(&dir).unwrap_or_else(|_| {
+                    std::env::current_dir()
+                        .map(|cwd| cwd.join(&dir))
+                        .unwrap_or(dir)
+                });
+                let path = match sub.or(a.value("--path")) {
                     Some(sub) => path.join(sub),
                     None => path,
                 };
@@ -920,5 +931,55 @@ pub async fn attachment(home: &Path, args: &[&str]) -> Result<ExitCode, String> 
             "usage: paseo attachment search PLUGIN METHOD QUERY [--json]\n{}",
             crate::USAGE
         )),
+    }
+}
+
+/// A directory source as Paseo recognises one: it looks like a path, and may end with
+/// `:relative/sub/dir`. `None` for anything else (registry, npm, Git).
+fn directory_source(source: &str) -> Option<(&str, Option<&str>)> {
+    let looks_like_path = source.starts_with("./")
+        || source.starts_with("../")
+        || source.starts_with('/')
+        || source.starts_with('~')
+        || source == "."
+        || source == "..";
+    if !looks_like_path {
+        return None;
+    }
+    match source.rsplit_once(':') {
+        Some((dir, sub))
+            if !sub.is_empty()
+                && !sub.starts_with('/')
+                && sub.split('/').all(|s| !s.is_empty() && s != "..")
+                && !std::path::Path::new(source).exists() =>
+        {
+            Some((dir, Some(sub)))
+        }
+        _ => Some((source, None)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::directory_source;
+
+    #[test]
+    fn a_directory_source_looks_like_a_path() {
+        assert_eq!(directory_source("./p"), Some(("./p", None)));
+        assert_eq!(
+            directory_source("/abs/repo:plugins/p"),
+            Some(("/abs/repo", Some("plugins/p")))
+        );
+        assert_eq!(directory_source("~/p"), Some(("~/p", None)));
+        // A registry ID, an npm package and Git stay the daemon's to parse, whatever folder
+        // of that name is here.
+        assert_eq!(directory_source("acme/greeter"), None);
+        assert_eq!(directory_source("examples"), None);
+        assert_eq!(directory_source("git:file:///r:sub"), None);
+        // `..` may not climb out of the source.
+        assert_eq!(
+            directory_source("/abs/repo:../x"),
+            Some(("/abs/repo:../x", None))
+        );
     }
 }

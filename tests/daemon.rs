@@ -390,6 +390,31 @@ fn install_runs_build_commands_with_progress_and_rejects_failures() {
         daemon.cli_err(&["plugin", "remove", "nope"]),
         "Plugin is not configured: nope"
     );
+    // Paseo's wording for a folder that is not there, and `<dir>:<sub/dir>` for a plugin in a
+    // subfolder of a directory source.
+    let missing = work.path().join("not-here");
+    assert_eq!(
+        daemon.cli_err(&["plugin", "install", missing.to_str().unwrap()]),
+        format!("Plugin directory does not exist: {}", missing.display())
+    );
+    let repo = work.path().join("monorepo");
+    std::fs::create_dir_all(repo.join("plugins/nested")).unwrap();
+    std::fs::write(
+        repo.join("plugins/nested/paseo-plugin.json"),
+        r#"{ "id": "nested", "requirements": { "paseo": ">=0.14.0" } }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("plugins/nested/index.server.ts"),
+        "export default function (_server: any) { return () => {}; }",
+    )
+    .unwrap();
+    let installed = daemon.cli(&[
+        "plugin",
+        "install",
+        &format!("{}:plugins/nested", repo.display()),
+    ]);
+    assert_eq!(installed["id"], "nested");
     daemon.stop();
 }
 

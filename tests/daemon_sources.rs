@@ -508,3 +508,80 @@ fn a_staging_folder_left_by_a_killed_install_is_removed_at_start() {
     assert!(!leftover.exists());
     daemon.stop();
 }
+
+/// One record of `sources.json` that cannot be read costs only its own plugin: the others stay
+/// updatable and every write keeps the bad record as it was. A file that cannot be read at all
+/// is kept aside (0600) before anything replaces it. Paseo's earlier record layout (no `kind`)
+/// is read as the Git source it is.
+#[test]
+fn an_unreadable_source_record_costs_no_other_plugin_its_record() {
+    let (repo, v1) = greeter_repo();
+    let daemon = Launch::new().start();
+    let home = daemon.home().to_path_buf();
+    let remote = format!("file://{}", repo.path().display());
+    daemon.cli(&[
+        "plugin",
+        "install",
+        &format!("git:{remote}:plugins/greeter"),
+    ]);
+    write_greeter(
+        &repo.path().join("plugins/other"),
+        "other",
+        "v1",
+        None,
+        None,
+    );
+    commit_all(repo.path(), "other");
+    daemon.cli(&["plugin", "install", &format!("git:{remote}:plugins/other")]);
+
+    // The greeter's record is damaged; the other's is Paseo's earlier layout.
+    let bad = json!({ "kind": 42, "remote": ["not", "a", "string"] });
+    let records = json!({
+        "greeter": bad,
+        "other": { "remote": remote, "requestedRef": null, "trackingBranch": "main",
+                   "commit": "0000000000000000000000000000000000000000",
+                   "pluginPath": "plugins/other", "checkoutRoot": "checkout" },
+    });
+    std::fs::write(home.join("plugins/sources.json"), records.to_string()).unwrap();
+
+    write_greeter(
+        &repo.path().join("plugins/other"),
+        "other",
+        "v2",
+        None,
+        None,
+    );
+    let v2 = commit_all(repo.path(), "other v2");
+    let updated = daemon.cli(&["plugin", "update", "other", "--yes"]);
+    assert_eq!(updated["revision"], v2.as_str(), "{updated}");
+    assert_eq!(row(&daemon, "other")["revision"], v2.as_str());
+    // The write upgraded the other's record and kept the damaged one as it was.
+    assert_eq!(
+        sources_json(&home),
+        json!({ "greeter": bad, "other": { "kind": "git", "remote": remote } })
+    );
+    // The damaged plugin still runs; it is only its updates that cannot be made.
+    assert_eq!(row(&daemon, "greeter")["revision"], v1.as_str());
+
+    // A file that cannot be read at all: kept aside, then a new file for what is written next.
+    std::fs::write(home.join("plugins/sources.json"), "{ torn").unwrap();
+    daemon.cli(&["plugin", "remove", "other"]);
+    let aside: Vec<PathBuf> = std::fs::read_dir(home.join("plugins"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("sources.json.corrupt-")
+        })
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert_eq!(std::fs::read_to_string(&aside[0]).unwrap(), "{ torn");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&aside[0]).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+}

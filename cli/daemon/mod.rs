@@ -324,7 +324,7 @@ impl Daemon {
     ) -> Result<Value, String> {
         let dir = dir
             .canonicalize()
-            .map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
+            .map_err(|_| format!("Plugin directory does not exist: {}", dir.display()))?;
         let manifest = paseo_plugin_runtime::host::manifest::Manifest::read(&dir)?;
         let id = id.map(str::to_string).unwrap_or(manifest.id.clone());
         check_plugin_id(&id)?;

@@ -890,19 +890,107 @@ pub fn revision(plugins: &Path, id: &str, plugin_path: &Path) -> Option<String> 
     }
 }
 
-/// `plugins/sources.json`.
-pub fn read_records(plugins: &Path) -> BTreeMap<String, SourceRecord> {
-    std::fs::read_to_string(plugins.join("sources.json"))
-        .ok()
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or_default()
+/// One record of `sources.json`: ours, or Paseo's earlier layout (`remote`, `requestedRef`,
+/// `trackingBranch`, `commit`, `pluginPath`, `checkoutRoot`, no `kind`), which is a Git source
+/// whose checkout and revision are read back from the plugin's folder, as ours are.
+fn parse_record(value: &serde_json::Value) -> Option<SourceRecord> {
+    if value.get("kind").is_some() {
+        return serde_json::from_value(value.clone()).ok();
+    }
+    let remote = value.get("remote")?.as_str()?;
+    Some(SourceRecord::Git {
+        remote: remote.to_string(),
+        registry: None,
+    })
 }
 
+/// What `sources.json` holds: the records that can be read, and the raw JSON of those that
+/// cannot (kept as they are by `write_records`).
+fn read_file(
+    plugins: &Path,
+) -> (
+    BTreeMap<String, SourceRecord>,
+    serde_json::Map<String, serde_json::Value>,
+) {
+    let path = plugins.join("sources.json");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Default::default(),
+        Err(e) => {
+            tracing::warn!(path = %path.display(), error = %e, "cannot read the plugin source records");
+            return Default::default();
+        }
+    };
+    let mut records = BTreeMap::new();
+    let mut unreadable = serde_json::Map::new();
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Object(entries)) => {
+            for (id, value) in entries {
+                match parse_record(&value) {
+                    Some(record) => {
+                        records.insert(id, record);
+                    }
+                    None => {
+                        unreadable.insert(id, value);
+                    }
+                }
+            }
+            if !unreadable.is_empty() {
+                let ids: Vec<&String> = unreadable.keys().collect();
+                tracing::warn!(path = %path.display(), records = ?ids,
+                    "plugin source records that cannot be read are kept as they are; those plugins cannot be updated");
+            }
+        }
+        _ => {
+            // Nothing in it can be read: kept aside whole before anything overwrites it.
+            let aside = keep_aside(&path, &text);
+            tracing::warn!(path = %path.display(), kept = %aside,
+                "the plugin source records cannot be read; the file is kept aside");
+        }
+    }
+    (records, unreadable)
+}
+
+/// Copies an unreadable file to `<file>.corrupt-<unix time>` (0600, written atomically), once
+/// per content: the same bytes already kept aside are not copied again.
+fn keep_aside(path: &Path, text: &str) -> String {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let prefix = format!("{name}.corrupt-");
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let kept = entry.file_name().to_string_lossy().starts_with(&prefix)
+                && std::fs::read_to_string(entry.path()).is_ok_and(|t| t == text);
+            if kept {
+                return entry.path().display().to_string();
+            }
+        }
+    }
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let aside = dir.join(format!("{prefix}{seconds}"));
+    let _ = write_atomic(&aside, text.as_bytes());
+    aside.display().to_string()
+}
+
+/// `plugins/sources.json`: every record that can be read. One that cannot (hand-edited, or
+/// from a newer version) costs only its own plugin's updates, never the others' records.
+pub fn read_records(plugins: &Path) -> BTreeMap<String, SourceRecord> {
+    read_file(plugins).0
+}
+
+/// Writes the records, keeping every record of the file that could not be read, unchanged,
+/// unless `records` now has one of its own for that plugin.
 pub fn write_records(
     plugins: &Path,
     records: &BTreeMap<String, SourceRecord>,
 ) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(records).unwrap();
+    let mut all = read_file(plugins).1;
+    for (id, record) in records {
+        all.insert(id.clone(), serde_json::to_value(record).unwrap());
+    }
+    let text = serde_json::to_string_pretty(&all).unwrap();
     write_atomic(&plugins.join("sources.json"), text.as_bytes()).map_err(|e| {
         format!(
             "Cannot write {}: {e}",

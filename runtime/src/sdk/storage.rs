@@ -129,25 +129,71 @@ fn secret_key(key: &str) -> Result<(), JsErrorBox> {
     }
 }
 
-/// Reads `_secrets.json`, migrating a legacy `secrets.json` once.
+/// Reads `_secrets.json`, migrating a legacy `secrets.json` once. As in Paseo, only a flat
+/// map of strings is a legacy secrets file: a settings document that happens to be named
+/// `secrets.json` (its `{ version, values }` envelope) stays where it is. A `_secrets.json`
+/// that does not read as such a map reads as empty, as in Paseo, but is first kept aside
+/// (`_secrets.json.corrupt-<unix time>`, 0600), with a warning in the plugin's log, so the
+/// next write loses nothing.
 fn load_secrets(state: &OpState) -> Result<(PathBuf, BTreeMap<String, String>), JsErrorBox> {
     let dir = dir(state, SECRETS_UNAVAILABLE)?;
     let path = dir.join("_secrets.json");
     let legacy = dir.join("secrets.json");
-    if !path.exists() && legacy.exists() {
-        let bytes = std::fs::read(&legacy)
-            .map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?;
-        write_atomic(&path, &bytes)
-            .map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?;
-        let _ = std::fs::remove_file(&legacy);
+    if !path.exists() {
+        let flat = std::fs::read(&legacy)
+            .ok()
+            .filter(|bytes| serde_json::from_slice::<BTreeMap<String, String>>(bytes).is_ok());
+        if let Some(bytes) = flat {
+            write_atomic(&path, &bytes)
+                .map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?;
+            let _ = std::fs::remove_file(&legacy);
+        }
     }
     let map = match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?,
+        Ok(bytes) => match serde_json::from_slice(&bytes) {
+            Ok(map) => map,
+            Err(_) => {
+                let (aside, new) = keep_secrets_aside(&path, &bytes)
+                    .map_err(|e| JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}")))?;
+                // Said once, when the copy is made; every read until a write reads as empty.
+                if new {
+                    state.borrow::<Arc<PluginShared>>().logs.write(
+                    crate::logs::Stream::Stderr,
+                    &format!(
+                        "[paseo] Plugin secrets file is not readable; it reads as empty and is kept at {}",
+                        aside.display()
+                    ),
+                );
+                }
+                BTreeMap::new()
+            }
+        },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
         Err(e) => return Err(JsErrorBox::generic(format!("{SECRETS_UNAVAILABLE}: {e}"))),
     };
     Ok((path, map))
+}
+
+/// Copies an unreadable secrets file aside, once per content (it may hold secrets: 0600,
+/// written atomically), and returns where it is and whether this call made the copy.
+fn keep_secrets_aside(path: &Path, bytes: &[u8]) -> std::io::Result<(PathBuf, bool)> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with("_secrets.json.corrupt-")
+                && std::fs::read(entry.path()).is_ok_and(|kept| kept == bytes)
+            {
+                return Ok((entry.path(), false));
+            }
+        }
+    }
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let aside = dir.join(format!("_secrets.json.corrupt-{seconds}"));
+    write_atomic(&aside, bytes)?;
+    Ok((aside, true))
 }
 
 fn save_secrets(path: &Path, map: &BTreeMap<String, String>) -> Result<(), JsErrorBox> {
