@@ -378,14 +378,71 @@ fn install_runs_build_commands_with_progress_and_rejects_failures() {
         daemon.cli_err(&["plugin", "install", old.to_str().unwrap()]),
         "Plugin \"old\" requires Paseo >=0.99.0. Your daemon is 0.14.0. Use a compatible plugin version or update the daemon."
     );
-    let ids: Vec<Value> = daemon
+    // As in Paseo, the failed installs stay listed, failed with their reasons, until removed.
+    let rows: Vec<(Value, Value)> = daemon
         .cli(&["plugin", "ls"])
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r["id"].clone())
+        .map(|r| (r["id"].clone(), r["status"].clone()))
         .collect();
-    assert_eq!(ids, [json!("builds")]);
+    assert_eq!(
+        rows,
+        [
+            (json!("broken"), json!("failed")),
+            (json!("builds"), json!("running")),
+            (json!("old"), json!("failed")),
+        ]
+    );
+    let old_row = daemon.cli(&["plugin", "ls", "old"]);
+    let old_row = old_row.as_array().map_or(&old_row, |rows| &rows[0]);
+    assert!(
+        old_row["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Plugin \"old\" requires Paseo >=0.99.0"),
+        "{old_row}"
+    );
+    daemon.cli(&["plugin", "remove", "broken"]);
+    daemon.cli(&["plugin", "remove", "old"]);
+    // A load error leaves it listed too, failed with the error, with its manifest's description.
+    let throws = work.path().join("throws");
+    std::fs::create_dir_all(&throws).unwrap();
+    std::fs::write(
+        throws.join("paseo-plugin.json"),
+        r#"{ "id": "throws", "description": "Throws when it loads", "requirements": { "paseo": ">=0.14.0" } }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        throws.join("index.server.ts"),
+        "throw new Error(\"boom at load\");\nexport default function (_server: any) { return () => {}; }",
+    )
+    .unwrap();
+    assert_eq!(
+        daemon.cli_err(&["plugin", "install", throws.to_str().unwrap()]),
+        "boom at load"
+    );
+    let row = daemon
+        .cli(&["plugin", "ls"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "throws")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        (
+            row["status"].as_str(),
+            row["error"].as_str(),
+            row["description"].as_str()
+        ),
+        (
+            Some("failed"),
+            Some("boom at load"),
+            Some("Throws when it loads")
+        )
+    );
+    daemon.cli(&["plugin", "remove", "throws"]);
     assert_eq!(
         daemon.cli_err(&["plugin", "remove", "nope"]),
         "Plugin is not configured: nope"

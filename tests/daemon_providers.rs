@@ -59,6 +59,13 @@ fn an_agent_runs_its_turns_on_a_plugins_provider_with_the_same_hooks_around_them
             ("slow-connect".into(), json!("provider-kit")),
         ]
     );
+    // The icon as Paseo's registration carries it: the SVG text, not the file name.
+    let icons: Vec<Value> = providers.as_array().unwrap()[4..]
+        .iter()
+        .map(|p| p["icon"].clone())
+        .collect();
+    let svg = std::fs::read_to_string(fixture("provider-kit").join("icon.svg")).unwrap();
+    assert!(icons.contains(&json!(svg)), "{icons:?}");
 
     let id = echo_agent(&daemon, work.path());
     let agent = daemon.cli(&["agent", "send", &id, "hello\nworld", "--wait"]);

@@ -189,3 +189,22 @@ async fn an_entry_paseo_would_not_bundle_is_refused_with_its_message() {
         assert_eq!(err, message, "{code}");
     }
 }
+
+/// A provider whose icon file does not exist: the plugin starts and the registration stands,
+/// without an icon, as in Paseo. (An icon that leaves the folder or could run something is
+/// still refused: tests/providers.rs.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_provider_icon_that_is_not_there_is_simply_absent() {
+    use paseo_plugin_runtime::host::ProvidedKind;
+    let host = host();
+    load_all(&host, &["provider-missing-icon"]).await;
+    let provided = host.provided(ProvidedKind::Provider);
+    assert_eq!(provided.len(), 1);
+    assert_eq!(provided[0].provided.id, "iconless");
+    assert_eq!(
+        host.provided_icon(ProvidedKind::Provider, "iconless")
+            .unwrap(),
+        None
+    );
+    host.shutdown().await;
+}

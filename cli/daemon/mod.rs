@@ -135,6 +135,9 @@ pub struct Daemon {
     mcp: Mutex<Option<Arc<paseo_plugin_runtime::tools::mcp::McpServer>>>,
     /// Open agents' sessions with plugin providers, by agent.
     plugin_sessions: Mutex<HashMap<String, Arc<plugin_provider::Session>>>,
+    /// Why a configured plugin that never got a host slot failed (its requirements, build or
+    /// load at install), for `plugin ls` until it starts or is removed.
+    install_errors: Mutex<HashMap<String, String>>,
     /// Exclusive ownership of `$PASEO_HOME` for as long as the daemon lives.
     _home_lock: home::HomeLock,
 }
@@ -187,6 +190,7 @@ impl Daemon {
             turns_done: Default::default(),
             mcp: Mutex::default(),
             plugin_sessions: Mutex::default(),
+            install_errors: Mutex::default(),
             _home_lock: home_lock,
         });
         let _ = sdk.0.set(Arc::downgrade(&daemon));
@@ -296,14 +300,30 @@ impl Daemon {
                     match info {
                         Some(i) if i.status == PluginStatus::Running => ("running", None),
                         Some(i) => ("failed", i.error.clone()),
-                        None => ("failed", Some(format!("Plugin failed to start: {id}"))),
+                        None => (
+                            "failed",
+                            Some(
+                                self.install_errors
+                                    .lock()
+                                    .unwrap()
+                                    .get(id)
+                                    .cloned()
+                                    .unwrap_or_else(|| format!("Plugin failed to start: {id}")),
+                            ),
+                        ),
                     }
                 };
+                // A plugin that is not running still shows what its manifest says of it.
+                let description = info.and_then(|i| i.description.clone()).or_else(|| {
+                    paseo_plugin_runtime::host::manifest::Manifest::read(&p.path)
+                        .ok()
+                        .and_then(|m| m.description)
+                });
                 json!({
                     "id": id, "status": status, "enabled": p.is_enabled(),
                     "source": records.get(id).map_or(p.source.as_str(), |r| r.kind()),
                     "revision": sources::revision(&self.plugins_dir(), id, &p.path),
-                    "directory": p.path, "error": error, "description": info.and_then(|i| i.description.clone()),
+                    "directory": p.path, "error": error, "description": description,
                 })
             })
             .collect()
@@ -333,8 +353,22 @@ impl Daemon {
                 "Plugin ID \"{id}\" is already configured; choose another ID with --id"
             ));
         }
-        manifest.check_requirements(&id, Some(paseo_plugin_runtime::PASEO_VERSION))?;
-        run_build(&dir, &manifest, &id, progress).await?;
+        // As in Paseo, a plugin whose manifest names it stays listed once installed, `failed`
+        // with the reason, when its requirements, build or load fail: the owner sees why in
+        // `plugin ls` and can fix and `plugin reload` it, or remove it.
+        let prepared =
+            match manifest.check_requirements(&id, Some(paseo_plugin_runtime::PASEO_VERSION)) {
+                Ok(()) => run_build(&dir, &manifest, &id, progress).await,
+                Err(e) => Err(e),
+            };
+        if let Err(e) = prepared {
+            self.configure(&id, &dir)?;
+            self.install_errors
+                .lock()
+                .unwrap()
+                .insert(id.clone(), e.clone());
+            return Err(e);
+        }
         self.start_and_configure(&id, &dir, progress).await?;
         self.say(format!("plugin {id} installed"));
         Ok(json!({ "id": id }))
@@ -354,10 +388,22 @@ impl Daemon {
         } else {
             progress(format!("starting {id}"));
             if let Err(e) = self.host.load_with(path, Some(id), None).await {
-                let _ = self.host.remove(id).await;
+                // Listed as failed with the reason (the host keeps its slot and log tail).
+                if self.host.plugin(id).is_none() {
+                    self.install_errors
+                        .lock()
+                        .unwrap()
+                        .insert(id.to_string(), e.to_string());
+                }
+                self.configure(id, path)?;
                 return Err(e.to_string());
             }
         }
+        self.configure(id, path)
+    }
+
+    /// Records a directory plugin in config.json.
+    fn configure(&self, id: &str, path: &Path) -> Result<(), String> {
         let mut config = self.config.lock().unwrap();
         let entry = PluginConfig {
             source: "directory".into(),

@@ -15,9 +15,16 @@ impl Daemon {
             .map(|(id, mcp)| json!({ "id": id, "label": id, "plugin": null, "builtin": true, "mcp": mcp }))
             .collect();
         for p in self.host.provided(ProvidedKind::Provider) {
+            // The icon as inline SVG text, as Paseo's registration carries it; absent when the
+            // file is not there.
+            let icon = self
+                .host
+                .provided_icon(ProvidedKind::Provider, &p.provided.id)
+                .ok()
+                .flatten();
             out.push(json!({
                 "id": p.provided.id, "label": p.provided.label, "description": p.provided.description,
-                "icon": p.provided.icon, "plugin": p.plugin, "builtin": false, "mcp": true,
+                "icon": icon, "plugin": p.plugin, "builtin": false, "mcp": true,
             }));
         }
         Value::Array(out)

@@ -213,9 +213,12 @@ impl PluginHost {
             kind: kind.noun(),
             id: id.to_string(),
         };
-        providers::icon::read_icon(&directory, icon)
-            .map(Some)
-            .map_err(|e| name.failed(format!("Invalid plugin provider icon \"{icon}\": {e}")))
+        match providers::icon::read_icon(&directory, icon) {
+            Ok(text) => Ok(Some(text)),
+            // As in Paseo, an icon file that is not there is no icon.
+            Err(e) if e == providers::icon::NOT_A_FILE => Ok(None),
+            Err(e) => Err(name.failed(format!("Invalid plugin provider icon \"{icon}\": {e}"))),
+        }
     }
 
     /// Calls method `method` of forge provider `id` with `input`: 180 s limit, 30 s for

@@ -13,14 +13,23 @@ use crate::engine::PluginShared;
 /// Largest icon, in bytes.
 pub const MAX_ICON_BYTES: u64 = 64 * 1024;
 
+/// Why an icon file cannot be read: it is not there (or not a regular file).
+pub const NOT_A_FILE: &str = "file does not exist or is not a regular file";
+
 /// Checks the icon a plugin registers (`icon` of `registerProvider` / `registerUsageSource`);
-/// throws `Invalid plugin provider icon "<path>": <reason>`.
+/// throws `Invalid plugin provider icon "<path>": <reason>` for an icon that leaves the plugin's
+/// folder or could run or load something. A file that is not there is no error, as in Paseo:
+/// the registration stands and the icon is simply absent.
 #[op2(fast)]
 fn op_provide_icon(state: &mut OpState, #[string] icon: &str) -> Result<(), JsErrorBox> {
     let dir = state.borrow::<Arc<PluginShared>>().dir.clone();
-    read_icon(&dir, icon).map(drop).map_err(|reason| {
-        JsErrorBox::generic(format!("Invalid plugin provider icon \"{icon}\": {reason}"))
-    })
+    match read_icon(&dir, icon) {
+        Ok(_) => Ok(()),
+        Err(reason) if reason == NOT_A_FILE => Ok(()),
+        Err(reason) => Err(JsErrorBox::generic(format!(
+            "Invalid plugin provider icon \"{icon}\": {reason}"
+        ))),
+    }
 }
 
 deno_core::extension!(paseo_provide, ops = [op_provide_icon]);
@@ -34,7 +43,7 @@ pub fn read_icon(directory: &Path, icon: &str) -> Result<String, String> {
     if !normalized(&joined).starts_with(&root) {
         return Err("path leaves the plugin directory".into());
     }
-    let not_a_file = || "file does not exist or is not a regular file".to_string();
+    let not_a_file = || NOT_A_FILE.to_string();
     let path = joined.canonicalize().map_err(|_| not_a_file())?;
     if !path.starts_with(&root) {
         return Err("path leaves the plugin directory".into());
