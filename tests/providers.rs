@@ -495,3 +495,24 @@ async fn a_provider_cannot_queue_more_than_the_limit_of_unread_events() {
     );
     assert!(read < 200, "read {read} events");
 }
+
+/// A provider plugin that exits (`process.exit`) ends its live sessions at once, with Paseo's
+/// reason, so the agent's turn ends instead of waiting out a timeout.
+#[tokio::test]
+async fn a_provider_plugin_that_exits_ends_its_sessions_at_once() {
+    let host = host();
+    load_all(&host, &["provider-kit"]).await;
+    let mut conn = open_session(&host).await;
+    let started = std::time::Instant::now();
+    let _ = conn.handle.send(prompt("s1", "exit")).await;
+    assert_eq!(
+        ended(&mut conn).await,
+        "Plugin provider-kit provider echo: Plugin process exited: provider-kit"
+    );
+    // Seconds to spare on a loaded machine; the point is that no 30 s timeout was waited out.
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(
+        host.plugin("provider-kit").unwrap().error.as_deref(),
+        Some("Plugin process exited: provider-kit")
+    );
+}
