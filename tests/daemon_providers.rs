@@ -301,6 +301,19 @@ fn forge_providers_answer_from_a_local_repository_and_keep_their_errors_kind() {
     assert_eq!(err, "Plugin forge-kit forge provider local-git failed: Forge provider local-git does not contribute defaultCheckoutRefs");
     let err = daemon.cli_err(&["forge", "call", "nobody", "listIssues", "{}"]);
     assert_eq!(err, "No plugin provides forge provider nobody");
+    // What a method returns is checked against what it must return, as Paseo's daemon checks
+    // it: a head ref that is not a string (there is no change request 9) is refused.
+    let err = daemon.cli_err(&[
+        "forge",
+        "call",
+        "local-git",
+        "getPullRequestHeadRef",
+        &json!({ "cwd": repo, "number": 9 }).to_string(),
+    ]);
+    assert!(
+        err.starts_with("Plugin forge-kit forge provider local-git failed: Plugin forge getPullRequestHeadRef returned invalid output: "),
+        "{err}"
+    );
 
     // Dispose runs once, when the plugin stops.
     daemon.cli(&["plugin", "disable", "forge-kit"]);

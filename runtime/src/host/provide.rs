@@ -269,11 +269,13 @@ impl PluginHost {
             });
         }
         let output = out.get("output").cloned().unwrap_or(Value::Null);
-        if method == "probeHost" && !output.is_boolean() {
-            return Err(name.failed(format!(
-                "Plugin forge probeHost returned invalid output: expected a boolean, got {output}"
-            )));
-        }
+        // Checked per method against what it must return, as Paseo's daemon checks it
+        // (`forge` in providers/protocol.json).
+        providers::check_forge_result(method, &output).map_err(|e| {
+            name.failed(format!(
+                "Plugin forge {method} returned invalid output: {e}"
+            ))
+        })?;
         Ok(output)
     }
 

@@ -31,6 +31,7 @@ struct Protocol {
     events: HashMap<String, jsonschema::Validator>,
     usage: HashMap<String, jsonschema::Validator>,
     attachments: HashMap<String, jsonschema::Validator>,
+    forge: HashMap<String, jsonschema::Validator>,
 }
 
 fn protocol() -> &'static Protocol {
@@ -79,9 +80,11 @@ fn protocol() -> &'static Protocol {
         };
         let usage = plain("usage");
         let attachments = plain("attachments");
+        let forge = plain("forge");
         Protocol {
             usage,
             attachments,
+            forge,
             version: raw["version"].as_u64().unwrap() as u32,
             capabilities: serde_json::from_value(raw["capabilities"].clone()).unwrap(),
             inputs: compile("inputs", true),
@@ -122,6 +125,15 @@ pub fn check_input(input: &Value) -> Result<(), String> {
 /// Checks an event a provider connection sent.
 pub fn check_event(event: &Value) -> Result<(), String> {
     check(&protocol().events, "event", event)
+}
+
+/// Checks what forge service method `method` returned (`probeHost` too); a method the schema
+/// does not name is not checked.
+pub fn check_forge_result(method: &str, value: &Value) -> Result<(), String> {
+    match protocol().forge.get(method) {
+        Some(validator) => schema_check(validator, value),
+        None => Ok(()),
+    }
 }
 
 /// Checks a usage source's value: `scope`, `report`, `accounts` or `account`.
