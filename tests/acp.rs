@@ -610,3 +610,22 @@ async fn a_catalog_comes_from_the_agents_session_and_an_sdk_connector_works_in_p
     );
     conn.handle.close().await.unwrap();
 }
+
+/// A `toolCall` transformer that describes an edit through its input
+/// (`{ filePath, oldString, newString }`) yields Paseo's edit detail with both texts.
+#[tokio::test]
+async fn an_edit_described_by_a_transformers_input_carries_its_texts() {
+    let host = host_with("acp-provider").await;
+    let (mut conn, _) = open_session(&host, "fake-acp", json!({})).await;
+    conn.handle.send(prompt("s1", "m1", "patch")).await.unwrap();
+    let events = until(&mut conn, turn_ended).await;
+    let item = events
+        .iter()
+        .find(|e| e["item"]["id"] == "patch-1")
+        .unwrap_or_else(|| panic!("no patch-1 item in {events:?}"));
+    assert_eq!(
+        item["item"]["detail"],
+        json!({ "type": "edit", "filePath": "/tmp/notes.md", "oldString": "x", "newString": "y" })
+    );
+    conn.handle.close().await.unwrap();
+}

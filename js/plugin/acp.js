@@ -992,6 +992,13 @@ function inputText(input, ...keys) {
 }
 
 // How Paseo shows a tool call, by ACP's `kind`; what does not fit is `unknown`.
+// The first of `keys` that `input` holds as a string (an empty one too).
+function inputString(input, ...keys) {
+  if (!isRecord(input)) return undefined;
+  for (const key of keys) if (typeof input[key] === "string") return input[key];
+  return undefined;
+}
+
 function toolCallDetail(snapshot) {
   const input = snapshot.rawInput;
   const output = snapshot.rawOutput;
@@ -1015,11 +1022,17 @@ function toolCallDetail(snapshot) {
         return { type: "write", filePath, ...(typeof diff.newText === "string" ? { content: diff.newText } : {}) };
       }
       if (!filePath) return unknown;
-      return {
-        type: "edit", filePath,
-        ...(typeof diff?.oldText === "string" ? { oldString: diff.oldText } : {}),
-        ...(typeof diff?.newText === "string" ? { newString: diff.newText } : {}),
-      };
+      {
+        // The old and new text from the diff, else from the input (a `toolCall` transformer
+        // may describe the edit there, as `{ filePath, oldString, newString }`).
+        const oldString = typeof diff?.oldText === "string" ? diff.oldText : inputString(input, "oldString", "old_string");
+        const newString = typeof diff?.newText === "string" ? diff.newText : inputString(input, "newString", "new_string");
+        return {
+          type: "edit", filePath,
+          ...(oldString !== undefined ? { oldString } : {}),
+          ...(newString !== undefined ? { newString } : {}),
+        };
+      }
     case "search": {
       const paths = snapshot.locations.map((l) => l.path);
       return { type: "search", query: inputText(input, "query", "pattern") ?? snapshot.title, ...(body ? { content: body } : {}), ...(paths.length ? { filePaths: paths } : {}) };
