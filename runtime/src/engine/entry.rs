@@ -4,18 +4,13 @@
 //! this engine learns it before publishing.
 
 use deno_ast::swc::ast::{BlockStmtOrExpr, DefaultDecl, Expr, ModuleDecl, ModuleItem, Pat};
-use deno_ast::{MediaType, ModuleSpecifier, ParseParams};
+use deno_ast::ModuleSpecifier;
+
+use super::transpile;
 
 /// Checks the entry's (transpiled) code; a syntax error is left to the engine to report.
 pub fn check(url: &ModuleSpecifier, code: &str) -> Result<(), String> {
-    let Ok(parsed) = deno_ast::parse_program(ParseParams {
-        specifier: url.clone(),
-        text: code.into(),
-        media_type: MediaType::Mjs,
-        capture_tokens: false,
-        scope_analysis: false,
-        maybe_syntax: None,
-    }) else {
+    let Some(parsed) = transpile::parse_module(url, code) else {
         return Ok(());
     };
     let defaults: Vec<&ModuleDecl> = match parsed.program_ref() {

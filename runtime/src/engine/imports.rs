@@ -24,7 +24,9 @@ use std::sync::{LazyLock, Mutex};
 
 use deno_ast::swc::ast::{ModuleDecl, ModuleItem, Str};
 use deno_ast::swc::common::Spanned;
-use deno_ast::{MediaType, ModuleSpecifier, ParseParams};
+use deno_ast::ModuleSpecifier;
+
+use super::transpile;
 
 /// Whether this engine needs it (QuickJS's text scanner).
 pub const ENABLED: bool = !cfg!(feature = "v8");
@@ -78,19 +80,8 @@ pub fn header(url: &ModuleSpecifier, code: &str) -> Option<String> {
 }
 
 fn make_header(url: &ModuleSpecifier, code: &str) -> Option<String> {
-    let parsed = deno_ast::parse_program(ParseParams {
-        specifier: url.clone(),
-        text: code.into(),
-        media_type: MediaType::Mjs,
-        capture_tokens: false,
-        scope_analysis: false,
-        maybe_syntax: None,
-    })
-    .ok()?;
-    let base = deno_ast::StartSourcePos::START_SOURCE_POS.as_byte_pos().0 as usize;
-    let text = |span: deno_ast::swc::common::Span| -> &str {
-        &code[span.lo.0 as usize - base..span.hi.0 as usize - base]
-    };
+    let parsed = transpile::parse_module(url, code)?;
+    let text = |span| transpile::span_text(code, span);
     let deno_ast::ProgramRef::Module(module) = parsed.program_ref() else {
         return None;
     };

@@ -18,7 +18,9 @@ use deno_ast::swc::ast::{
     ObjectPatProp, Pat,
 };
 use deno_ast::swc::common::Span;
-use deno_ast::{MediaType, ModuleSpecifier, ParseParams};
+use deno_ast::ModuleSpecifier;
+
+use super::transpile;
 
 /// What a module exports: its names, and the modules it re-exports whole (`export * from`).
 pub struct Exports {
@@ -26,31 +28,14 @@ pub struct Exports {
     pub star_from: Vec<String>,
 }
 
-fn parse(url: &ModuleSpecifier, code: &str) -> Option<deno_ast::ParsedSource> {
-    deno_ast::parse_program(ParseParams {
-        specifier: url.clone(),
-        text: code.into(),
-        media_type: MediaType::Mjs,
-        capture_tokens: false,
-        scope_analysis: false,
-        maybe_syntax: None,
-    })
-    .ok()
-}
-
 fn export_name(code: &str, name: &ModuleExportName) -> String {
     match name {
         ModuleExportName::Ident(ident) => ident.sym.to_string(),
         ModuleExportName::Str(s) => {
-            let text = slice(code, s.span);
+            let text = transpile::span_text(code, s.span);
             text[1..text.len().saturating_sub(1)].to_string()
         }
     }
-}
-
-fn slice(code: &str, span: Span) -> &str {
-    let base = deno_ast::StartSourcePos::START_SOURCE_POS.as_byte_pos().0 as usize;
-    &code[span.lo.0 as usize - base..span.hi.0 as usize - base]
 }
 
 fn pattern_names(pat: &Pat, out: &mut BTreeSet<String>) {
@@ -82,7 +67,7 @@ fn pattern_names(pat: &Pat, out: &mut BTreeSet<String>) {
 
 /// The exports of JavaScript module code (`None` when it does not parse as a module).
 pub fn exports_of(url: &ModuleSpecifier, code: &str) -> Option<Exports> {
-    let parsed = parse(url, code)?;
+    let parsed = transpile::parse_module(url, code)?;
     let deno_ast::ProgramRef::Module(module) = parsed.program_ref() else {
         return Some(Exports {
             names: BTreeSet::new(),
@@ -128,7 +113,7 @@ pub fn exports_of(url: &ModuleSpecifier, code: &str) -> Option<Exports> {
                 names.insert("default".into());
             }
             ModuleDecl::ExportAll(all) => {
-                let text = slice(code, all.src.span);
+                let text = transpile::span_text(code, all.src.span);
                 star_from.push(text[1..text.len() - 1].to_string());
             }
             _ => {}
@@ -149,7 +134,7 @@ pub fn bind_missing(
     if !code.contains("import") {
         return None;
     }
-    let parsed = parse(url, code)?;
+    let parsed = transpile::parse_module(url, code)?;
     let deno_ast::ProgramRef::Module(module) = parsed.program_ref() else {
         return None;
     };
@@ -163,7 +148,7 @@ pub fn bind_missing(
         if import.type_only || import.specifiers.is_empty() {
             continue;
         }
-        let src_text = slice(code, import.src.span);
+        let src_text = transpile::span_text(code, import.src.span);
         let specifier = &src_text[1..src_text.len() - 1];
         let Some(known) = exports(specifier) else {
             continue;
@@ -181,7 +166,7 @@ pub fn bind_missing(
                         .map(|n| export_name(code, n))
                         .unwrap_or_else(|| named.local.sym.to_string());
                     if known.contains(&imported) {
-                        kept.push(slice(code, named.span).to_string());
+                        kept.push(transpile::span_text(code, named.span).to_string());
                     } else {
                         missing.push((imported, named.local.sym.to_string()));
                     }
@@ -195,7 +180,7 @@ pub fn bind_missing(
                     }
                 }
                 ImportSpecifier::Namespace(n) => {
-                    namespace = Some(slice(code, n.span).to_string());
+                    namespace = Some(transpile::span_text(code, n.span).to_string());
                 }
             }
         }
@@ -205,7 +190,7 @@ pub fn bind_missing(
         let with = import
             .with
             .as_ref()
-            .map(|w| format!(" with {}", slice(code, w.span)))
+            .map(|w| format!(" with {}", transpile::span_text(code, w.span)))
             .unwrap_or_default();
         let mut clauses = Vec::new();
         clauses.extend(default);
@@ -222,7 +207,7 @@ pub fn bind_missing(
         replacement.push_str(&format!(" var {};", locals.join(", ")));
         replacement = replacement.replace(['\n', '\r'], " ");
         // The same number of lines as the declaration had: nothing below it moves.
-        let original = slice(code, import.span);
+        let original = transpile::span_text(code, import.span);
         replacement.push_str(&"\n".repeat(original.matches('\n').count()));
         edits.push((import.span, replacement));
         for (imported, _) in &missing {

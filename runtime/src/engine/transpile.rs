@@ -23,6 +23,27 @@ fn content_hash(text: &str) -> u64 {
     h.finish()
 }
 
+/// Parses JavaScript module code (no tokens, no scope analysis): the one parse the loader's
+/// own checks (`entry`, `imports`, `missing_imports`) make of a module. `None` when it does not
+/// parse; the engine then reports the syntax error itself.
+pub fn parse_module(specifier: &ModuleSpecifier, code: &str) -> Option<deno_ast::ParsedSource> {
+    deno_ast::parse_program(ParseParams {
+        specifier: specifier.clone(),
+        text: code.into(),
+        media_type: MediaType::Mjs,
+        capture_tokens: false,
+        scope_analysis: false,
+        maybe_syntax: None,
+    })
+    .ok()
+}
+
+/// The text of `span` in `code`, the source a `parse_module` of it was made from.
+pub fn span_text(code: &str, span: deno_ast::swc::common::Span) -> &str {
+    let base = deno_ast::StartSourcePos::START_SOURCE_POS.as_byte_pos().0 as usize;
+    &code[span.lo.0 as usize - base..span.hi.0 as usize - base]
+}
+
 /// Whether a file needs transpiling before it can run.
 pub fn needs_transpile(path: &Path) -> bool {
     matches!(
