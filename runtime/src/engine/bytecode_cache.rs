@@ -84,12 +84,11 @@ fn cache_dir() -> Option<&'static Path> {
     DIR.get().and_then(|d| d.as_deref())
 }
 
-/// An entry as the integrity list has it: its digest, its size, and when it was listed.
+/// An entry as the integrity list has it: its digest and its size.
 #[derive(Clone)]
 struct Listed {
     digest: String,
     size: u64,
-    listed_at: u64,
 }
 
 fn read_integrity(dir: &Path) -> BTreeMap<String, Listed> {
@@ -100,22 +99,18 @@ fn read_integrity(dir: &Path) -> BTreeMap<String, Listed> {
             let name = fields.next()?.to_string();
             let digest = fields.next()?.to_string();
             let size = fields.next()?.parse().ok()?;
-            let listed_at = fields.next()?.parse().ok()?;
-            Some((
-                name,
-                Listed {
-                    digest,
-                    size,
-                    listed_at,
-                },
-            ))
+            Some((name, Listed { digest, size }))
         })
         .collect()
 }
 
-fn digest_file(path: &Path) -> Option<String> {
+/// A file's SHA-256 and size, from one read.
+fn digest_file(path: &Path) -> Option<Listed> {
     let bytes = std::fs::read(path).ok()?;
-    Some(hex(&Sha256::digest(&bytes)))
+    Some(Listed {
+        digest: hex(&Sha256::digest(&bytes)),
+        size: bytes.len() as u64,
+    })
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -143,9 +138,9 @@ fn remove_untrusted(dir: &Path) {
     let trusted = total <= CAP_BYTES
         && present.len() == listed.len()
         && present.iter().all(|(name, path)| {
-            listed
-                .get(name)
-                .is_some_and(|l| digest_file(path).as_deref() == Some(l.digest.as_str()))
+            listed.get(name).is_some_and(|l| {
+                digest_file(path).is_some_and(|d| d.digest == l.digest && d.size == l.size)
+            })
         });
     if trusted {
         return;
@@ -218,21 +213,10 @@ pub fn record() {
         .into_iter()
         .filter(|(name, _)| name.ends_with(".qbc"))
         .collect();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
     for (name, path) in &present {
         if !listed.contains_key(name) {
-            if let (Some(digest), Ok(meta)) = (digest_file(path), std::fs::metadata(path)) {
-                let size = meta.len();
-                listed.insert(
-                    name.clone(),
-                    Listed {
-                        digest,
-                        size,
-                        listed_at: now,
-                    },
-                );
+            if let Some(entry) = digest_file(path) {
+                listed.insert(name.clone(), entry);
             }
         }
     }
@@ -243,7 +227,7 @@ pub fn record() {
     }
     let mut text = String::new();
     for (name, l) in &listed {
-        text.push_str(&format!("{name} {} {} {}\n", l.digest, l.size, l.listed_at));
+        text.push_str(&format!("{name} {} {}\n", l.digest, l.size));
     }
     if let Err(e) = crate::private_files::write_atomic(&dir.join(INTEGRITY), text.as_bytes()) {
         tracing::debug!(error = %e, "bytecode cache: integrity list not written");
