@@ -149,6 +149,19 @@ const SOURCES: &[(&str, &str)] = &[
     ("node:sqlite", js!("node/sqlite.js")),
     ("node:zlib", js!("node/zlib.js")),
     ("node:console", js!("node/console.js")),
+    ("node:tty", js!("node/tty.js")),
+    (
+        "node:diagnostics_channel",
+        js!("node/diagnostics_channel.js"),
+    ),
+    ("node:constants", js!("node/constants.js")),
+    ("node:punycode", js!("node/punycode.js")),
+    ("node:util/types", js!("node/util_types.js")),
+    ("node:stream/web", js!("node/stream_web.js")),
+    ("node:worker_threads", js!("node/worker_threads.js")),
+    ("node:http2", js!("node/http2.js")),
+    ("node:readline", js!("node/readline.js")),
+    ("node:readline/promises", js!("node/readline_promises.js")),
 ];
 
 /// A host module's code as the engine evaluates it: its source, then (for every module but the

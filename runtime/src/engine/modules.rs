@@ -56,32 +56,32 @@ pub const NODE_BUILTINS: &[&str] = &[
     "sqlite",
     "zlib",
     "console",
+    "tty",
+    "diagnostics_channel",
+    "constants",
+    "punycode",
+    "util/types",
+    "stream/web",
+    "worker_threads",
+    "http2",
+    "readline",
+    "readline/promises",
 ];
 
 /// Node builtins that exist in Node but not (yet) here: importing one fails with a clear error.
 const NODE_UNSUPPORTED: &[&str] = &[
     "async_hooks",
     "cluster",
-    "constants",
     "dgram",
-    "diagnostics_channel",
     "domain",
-    "http2",
     "inspector",
-    "punycode",
-    "readline",
-    "readline/promises",
     "repl",
-    "stream/web",
     "sys",
     "test",
     "trace_events",
-    "tty",
-    "util/types",
     "v8",
     "vm",
     "wasi",
-    "worker_threads",
 ];
 
 /// Specifiers that belong to the app (client) side of a plugin.
