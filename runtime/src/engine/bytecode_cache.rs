@@ -84,6 +84,12 @@ fn cache_dir() -> Option<&'static Path> {
     DIR.get().and_then(|d| d.as_deref())
 }
 
+/// Whether modules go through a bytecode cache this process keeps (QuickJS, with a folder):
+/// only then are epochs worth their walk of the plugin's folder.
+pub fn active() -> bool {
+    ENABLED && cache_dir().is_some()
+}
+
 /// An entry as the integrity list has it: its digest and its size.
 #[derive(Clone)]
 struct Listed {

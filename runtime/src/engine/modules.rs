@@ -242,7 +242,7 @@ impl PluginModuleLoader {
     ) {
         bytecode_cache::check();
         *self.cache_epoch.borrow_mut() =
-            bytecode_cache::ENABLED.then(|| bytecode_cache::epoch(&dir));
+            bytecode_cache::active().then(|| bytecode_cache::epoch(&dir));
         self.outside_epochs.borrow_mut().clear();
         *self.plugin_dir.borrow_mut() = dir;
         *self.host_packages.borrow_mut() = host_packages;
@@ -609,7 +609,7 @@ impl PluginModuleLoader {
     /// packages' folder, or, for a file outside both (a dependency hoisted to a parent's
     /// `node_modules`, a symlink resolved to its real path), its own package's folder.
     fn for_bytecode_cache(&self, path: &Path, code: String) -> String {
-        if !bytecode_cache::ENABLED {
+        if !bytecode_cache::active() {
             return code;
         }
         if self.is_host_package_file(path) {
