@@ -5,6 +5,9 @@
 //! QuickJS's bytecode cache is the process's (v8x reads its folder once), so the cache tests run
 //! the `paseo` binary, each run with a home of the test's own, as the daemon and the CLI use it.
 
+// The bytecode-cache helpers serve only the QuickJS tests.
+#![cfg_attr(feature = "v8", allow(dead_code))]
+
 mod common;
 mod skip;
 
@@ -79,6 +82,9 @@ fn ring_dir(plugin: &Path) -> PathBuf {
 /// changed module's cache entry no longer fits, so it compiles from source while the rest comes
 /// from the cache), the plugin loaded, and the files put back. Before the fix, loading with
 /// only `send.js` uncached killed the process with SIGSEGV.
+// QuickJS only: V8 keeps no bytecode on disk (its code caches live in memory,
+// tests/code_cache.rs).
+#[cfg(not(feature = "v8"))]
 #[test]
 fn import_cycles_load_under_every_mix_of_cached_and_uncached_modules() {
     let root = tempfile::tempdir().unwrap();
@@ -111,6 +117,7 @@ fn import_cycles_load_under_every_mix_of_cached_and_uncached_modules() {
 /// Cache entries that were removed one at a time, as the reproduction did with execa
 /// (`rm` of the entry for `send.js`), and entries torn or overwritten with junk: each load
 /// answers, none crashes.
+#[cfg(not(feature = "v8"))]
 #[test]
 fn a_partial_or_torn_bytecode_cache_never_crashes_a_load() {
     let root = tempfile::tempdir().unwrap();
