@@ -757,7 +757,15 @@ fn another_user_is_refused_on_the_control_socket_even_through_a_loosened_home() 
         std::fs::Permissions::from_mode(0o777),
     )
     .unwrap();
-    let out = paseo(home)
+    // `nobody` runs its own copy of the client: the build's folder may be one only its owner
+    // can enter (a checkout under a private temp folder, as a fresh clone for CI can be).
+    let bin = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(bin.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let client = bin.path().join("paseo");
+    std::fs::copy(env!("CARGO_BIN_EXE_paseo"), &client).unwrap();
+    std::fs::set_permissions(&client, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new(&client)
+        .env("PASEO_HOME", home)
         .args(["agent", "ls", "--json"])
         .uid(65534)
         .gid(65534)
