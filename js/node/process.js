@@ -88,7 +88,12 @@ Object.assign(process, {
   nextTick: tick,
   hrtime,
   uptime: () => ops.op_timer_now() / 1000,
-  memoryUsage: Object.assign(() => { const [rss] = ops.op_process_memory(); return { rss, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 }; }, { rss: () => ops.op_process_memory()[0] }),
+  // The heap figures are the plugin's own isolate's (js/node/v8.js's order).
+  memoryUsage: Object.assign(() => {
+    const [rss] = ops.op_process_memory();
+    const heap = ops.op_host_heap_statistics();
+    return { rss, heapTotal: heap[0], heapUsed: heap[4], external: heap[12], arrayBuffers: 0 };
+  }, { rss: () => ops.op_process_memory()[0] }),
   cpuUsage: () => ({ user: 0, system: 0 }),
   emitWarning: (warning) => console.warn(`Warning: ${warning?.message ?? warning}`),
   getuid: () => ops.op_os_info().uid,

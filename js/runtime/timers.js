@@ -11,11 +11,15 @@ export class Timeout {
   constructor(callback, delay, args, repeat) {
     this.id = nextId++;
     this._onTimeout = callback;
-    // The callback runs under the turn budget (runtime/src/engine/ops.rs `op_host_timer`).
+    // The callback runs under the turn budget (runtime/src/engine/ops.rs `op_host_timer`), in
+    // the async context it was scheduled in (node:async_hooks).
+    const context = core.getAsyncContext();
     const fire = () => {
       if (!repeat) byId.delete(this.id);
       ops.op_host_timer(true);
-      try { callback(...args); } finally { ops.op_host_timer(false); }
+      const outer = core.getAsyncContext();
+      core.setAsyncContext(context);
+      try { callback(...args); } finally { core.setAsyncContext(outer); ops.op_host_timer(false); }
     };
     this.#timer = core.createTimer(fire, delay, undefined, repeat, true, false);
     byId.set(this.id, this);
@@ -67,8 +71,9 @@ export function nextTick(callback, ...args) {
  * a read could then write a chunk ahead of those it buffered while opening).
  */
 export function ioCallback(callback, ...args) {
+  const context = core.getAsyncContext();
   queueMicrotask(() => {
-    ioQueue.push({ callback, args });
+    ioQueue.push({ callback, args, context });
     if (!ioScheduled) {
       ioScheduled = true;
       nextTick(runIo);
@@ -79,12 +84,15 @@ const ioQueue = [];
 let ioScheduled = false;
 function runIo() {
   while (ioQueue.length) {
-    const { callback, args } = ioQueue.shift();
+    const { callback, args, context } = ioQueue.shift();
     let threw = true;
+    const outer = core.getAsyncContext();
+    core.setAsyncContext(context);
     try {
       Reflect.apply(callback, undefined, args);
       threw = false;
     } finally {
+      core.setAsyncContext(outer);
       // The tick queue reports what a callback throws; the rest run in a tick of their own.
       if (threw) {
         if (ioQueue.length) nextTick(runIo);
@@ -103,10 +111,13 @@ function runIo() {
 export class Immediate {
   #refed = true;
   constructor(callback, args) {
+    const context = core.getAsyncContext();
     this._onImmediate = () => {
       this.#unref();
       ops.op_host_timer(true);
-      try { callback(...args); } finally { ops.op_host_timer(false); }
+      const outer = core.getAsyncContext();
+      core.setAsyncContext(context);
+      try { callback(...args); } finally { core.setAsyncContext(outer); ops.op_host_timer(false); }
     };
     this._argv = undefined;
     this._destroyed = false;

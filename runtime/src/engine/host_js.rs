@@ -162,6 +162,13 @@ const SOURCES: &[(&str, &str)] = &[
     ("node:http2", js!("node/http2.js")),
     ("node:readline", js!("node/readline.js")),
     ("node:readline/promises", js!("node/readline_promises.js")),
+    ("node:async_hooks", js!("node/async_hooks.js")),
+    ("node:v8", js!("node/v8.js")),
+    (
+        "paseo:internal/node/internal/v8_wire",
+        js!("node/internal/v8_wire.js"),
+    ),
+    ("node:vm", js!("node/vm.js")),
 ];
 
 /// A host module's code as the engine evaluates it: its source, then (for every module but the

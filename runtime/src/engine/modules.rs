@@ -66,11 +66,13 @@ pub const NODE_BUILTINS: &[&str] = &[
     "http2",
     "readline",
     "readline/promises",
+    "async_hooks",
+    "v8",
+    "vm",
 ];
 
 /// Node builtins that exist in Node but not (yet) here: importing one fails with a clear error.
 const NODE_UNSUPPORTED: &[&str] = &[
-    "async_hooks",
     "cluster",
     "dgram",
     "domain",
@@ -79,8 +81,6 @@ const NODE_UNSUPPORTED: &[&str] = &[
     "sys",
     "test",
     "trace_events",
-    "v8",
-    "vm",
     "wasi",
 ];
 

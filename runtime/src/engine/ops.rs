@@ -208,6 +208,33 @@ fn op_host_heap_room(
     ((room.bytes / parts) as f64, room.describe(parts))
 }
 
+/// `v8.getHeapStatistics()` and `process.memoryUsage()`: the isolate's own numbers, with the
+/// plugin's heap cap as `heap_size_limit` (what it may grow to). In the order js/node/v8.js
+/// names them.
+#[op2]
+#[serde]
+fn op_host_heap_statistics(scope: &mut v8::PinScope, state: &mut OpState) -> Vec<f64> {
+    let stats = scope.get_heap_statistics();
+    let cap = state.borrow::<ActorState>().heap_bytes;
+    [
+        stats.total_heap_size(),
+        stats.total_heap_size_executable(),
+        stats.total_physical_size(),
+        cap.saturating_sub(stats.used_heap_size()),
+        stats.used_heap_size(),
+        cap,
+        stats.malloced_memory(),
+        stats.peak_malloced_memory(),
+        stats.number_of_native_contexts(),
+        stats.number_of_detached_contexts(),
+        stats.total_global_handles_size(),
+        stats.used_global_handles_size(),
+        stats.external_memory(),
+    ]
+    .map(|n| n as f64)
+    .to_vec()
+}
+
 /// `process.exit(code)` / `process.abort()`: the plugin ends as a Paseo plugin's child process
 /// that exits does. It fails with `Plugin process exited: <id>` (its calls, sessions and
 /// registrations end with it); the daemon and the other plugins carry on. No more of its JS
@@ -383,6 +410,7 @@ deno_core::extension!(
         op_host_settle,
         op_host_timer,
         op_host_heap_room,
+        op_host_heap_statistics,
         op_host_log,
         op_host_exit,
         op_host_registrations,
