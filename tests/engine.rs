@@ -377,6 +377,19 @@ async fn a_host_that_never_spins_answers_the_same() {
     assert_eq!(out["env"]["CWD_BASE"], "shop", "{out}");
 }
 
+// `formatCheckDuration` (`@getpaseo/plugin/server`) formats as Paseo's forge.ts does: whole
+// seconds, minutes past 60 (no hours), nothing without a start after the epoch and a later end.
+#[tokio::test(flavor = "multi_thread")]
+async fn format_check_duration_formats_as_paseos_does() {
+    let host = host();
+    load_all(&host, &["check-duration"]).await;
+    let out = open(&host, open_request()).await.unwrap();
+    assert_eq!(
+        out["env"]["DURATIONS"],
+        "undefined|undefined|undefined|undefined|45s|2m 5s|123m 4s|0s|undefined|undefined|undefined|undefined"
+    );
+}
+
 // Values published plugins import from Paseo's packages (`defineAttachmentSource`, the forge
 // toolkit's errors and helpers, `@getpaseo/protocol/agent-labels`) and a manifest of Paseo
 // 0.11+ (`name`, `icon`) load and behave as Paseo's own.

@@ -86,4 +86,9 @@ fn every_hook_and_old_name_is_declared() {
         !dts.contains("worktree.create\":"),
         "worktree hooks have no old name"
     );
+    // Typed as Paseo's SDK types it, narrower than the catalogue's `Title`.
+    assert!(
+        section("WorkspaceCreateRequest").contains("\n  title?: string;"),
+        "WorkspaceCreateRequest.title is Paseo's optional string"
+    );
 }

@@ -135,7 +135,7 @@ export interface WorkspaceCreateRequest {
   source: WorkspaceSource;
   firstAgentContext?: Record<string, unknown>;
   idempotencyKey?: string;
-  title?: Title;
+  title?: string;
 }
 
 export interface WorkspaceEvent {

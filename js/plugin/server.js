@@ -83,6 +83,18 @@ export function parseOptionalTime(value) {
   return Number.isFinite(parsed) ? parsed : 0;
 }
 
+// `PullRequestCheck.duration`, as Paseo's forge.ts formats it: whole seconds, minutes past 60
+// (also past an hour: "123m 4s"); undefined without a start after the epoch and a later end.
+export function formatCheckDuration(startedAt, completedAt) {
+  const start = parseOptionalTime(startedAt);
+  const end = parseOptionalTime(completedAt);
+  if (start <= 0 || end <= start) return undefined;
+  const seconds = Math.floor((end - start) / 1_000);
+  const minutes = Math.floor(seconds / 60);
+  const remaining = seconds % 60;
+  return minutes > 0 ? `${minutes}m ${remaining}s` : `${remaining}s`;
+}
+
 // `createdAt` here is a number (milliseconds), as in Paseo's PullRequestTimelineItem.
 export function compareTimelineItems(left, right) {
   return left.createdAt - right.createdAt || left.id.localeCompare(right.id);

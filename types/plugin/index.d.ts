@@ -15,6 +15,12 @@ export interface PluginRpcContract<Input extends ZodType = ZodType, Output exten
   readonly output: Output;
 }
 
+/** What a handler of `contract` receives: the zod output of its input schema. Paseo's
+ * packages/plugin/src/rpc.ts, re-exported from packages/plugin/src/index.ts. */
+export type RpcInput<Contract extends PluginRpcContract> = ZodOutput<Contract["input"]>;
+/** What a handler of `contract` returns: the zod input of its output schema (rpc.ts, as above). */
+export type RpcOutput<Contract extends PluginRpcContract> = ZodInput<Contract["output"]>;
+
 /** Checks the name (`Invalid plugin RPC method: <name>`) and returns the contract, name trimmed. */
 export declare function defineRpc<Input extends ZodType, Output extends ZodType>(
   contract: PluginRpcContract<Input, Output>,

@@ -1,13 +1,16 @@
 // The SDK behind `server.paseo` and `context.paseo`: `@getpaseo/client`'s `PaseoApi`. Shapes follow
 // Paseo's packages/client/src/index.ts and the protocol payloads it derives them from
 // (packages/protocol/src/messages.ts, agent-types.ts). Members whose payloads are not pinned
-// down here (terminals, observeEvents, provider results) stay loose.
-import type { AgentPermissionRequest } from "../hooks.generated";
+// down here (terminals, observeEvents) stay loose. The module also declares what a plugin that
+// bundles `@getpaseo/client` calls to reach a daemon itself (`createPaseoClient`); the engine
+// does not provide that module at run time, as Paseo does not.
 import type {
   AgentCapabilityFlags,
   AgentFeature,
   AgentLifecycleStatus,
   AgentMode,
+  AgentModelDefinition,
+  AgentPermissionRequest,
   AgentPermissionResponse,
   AgentPersistenceHandle,
   AgentRuntimeInfo,
@@ -15,8 +18,10 @@ import type {
   AgentTimelineItem,
   AgentUsage,
   McpServerConfig,
+  AgentSelectOption,
   PluginTimelineItem,
   ProviderOptions,
+  ProviderSnapshotEntry,
   ToolPolicy,
 } from "../protocol/agent-types";
 
@@ -682,18 +687,172 @@ export interface PaseoProviderFeaturesInput {
   featureValues?: Record<string, unknown>;
 }
 
+// Provider results: the payloads of the daemon's responses (messages.ts:
+// `ListProviderModelsResponseMessageSchema` and its neighbours), as the SDK returns them.
+
+/** `listModels`: `error` is set instead of rejecting. */
+export interface PaseoProviderModelsResult {
+  provider: string;
+  models?: AgentModelDefinition[];
+  error?: string | null;
+  fetchedAt: string;
+  requestId: string;
+}
+
+/** `listModes`: `error` is set instead of rejecting. */
+export interface PaseoProviderModesResult {
+  provider: string;
+  modes?: AgentMode[];
+  error?: string | null;
+  fetchedAt: string;
+  requestId: string;
+}
+
+/** `listFeatures`: `error` is set instead of rejecting. */
+export interface PaseoProviderFeaturesResult {
+  provider: string;
+  features?: AgentFeature[];
+  error?: string | null;
+  fetchedAt: string;
+  requestId: string;
+}
+
+export interface PaseoProviderAvailability {
+  provider: string;
+  available: boolean;
+  error?: string | null;
+}
+
+/** `listAvailable`. */
+export interface PaseoProviderAvailabilityResult {
+  providers: PaseoProviderAvailability[];
+  error?: string | null;
+  fetchedAt: string;
+  requestId: string;
+}
+
+/** A model of the compact snapshot encoding: its thinking options live in `thinkingSets`. */
+export type PaseoCompactProviderSnapshotModel = Omit<AgentModelDefinition, "provider" | "thinkingOptions"> & {
+  /** An index into `thinkingSets`. */
+  thinkingSet?: number;
+};
+
+export type PaseoCompactProviderSnapshotEntry = Omit<ProviderSnapshotEntry, "models"> & {
+  models?: PaseoCompactProviderSnapshotModel[];
+};
+
+/** Provider catalogs with shared thinking sets (`CompactProviderSnapshotSchema`). */
+export interface PaseoCompactProviderSnapshot {
+  entries: PaseoCompactProviderSnapshotEntry[];
+  thinkingSets: { options: AgentSelectOption[]; defaultOptionId?: string }[];
+}
+
+/** `snapshot` and `waitForReady` (`GetProvidersSnapshotResponseMessageSchema`'s payload). */
+export interface PaseoProviderSnapshotResult {
+  cwd?: string;
+  entries: ProviderSnapshotEntry[];
+  compactSnapshot?: PaseoCompactProviderSnapshot;
+  snapshotHash?: string;
+  notModified?: boolean;
+  generatedAt: string;
+  requestId: string;
+}
+
+/** What `subscribe` delivers (`providers_snapshot_update`'s payload). */
+export interface PaseoProviderSnapshotUpdate {
+  cwd?: string;
+  entries: ProviderSnapshotEntry[];
+  compactSnapshot?: PaseoCompactProviderSnapshot;
+  snapshotHash?: string;
+  generatedAt: string;
+}
+
+/** `refresh`: the daemon acknowledges; updates arrive through `subscribe`. */
+export interface PaseoProviderRefreshResult {
+  requestId: string;
+  acknowledged: boolean;
+}
+
+export interface PaseoProviderDiagnosticResult {
+  provider: string;
+  diagnostic: string;
+  requestId: string;
+}
+
+export type PaseoProviderUsageTone = "default" | "ok" | "warning" | "danger";
+export type PaseoProviderUsageStatus = "available" | "unavailable" | "error";
+
+/** A rate-limit window of a provider account. */
+export interface PaseoProviderUsageWindow {
+  id: string;
+  label: string;
+  usedPct?: number | null;
+  remainingPct?: number | null;
+  resetsAt?: string | null;
+  runsOutAt?: string | null;
+  shortfallPct?: number | null;
+  tone?: PaseoProviderUsageTone;
+}
+
+export interface PaseoProviderUsageBalance {
+  id: string;
+  label: string;
+  used?: number | null;
+  remaining?: number | null;
+  limit?: number | null;
+  unit: "usd" | "credits" | "requests" | "tokens";
+  resetsAt?: string | null;
+  tone?: PaseoProviderUsageTone;
+}
+
+export interface PaseoProviderUsageDetail {
+  id: string;
+  label: string;
+  value: string;
+  tone?: PaseoProviderUsageTone;
+}
+
+/** One provider's usage (`ProviderUsageSchema`). */
+export interface PaseoProviderUsage {
+  providerId: string;
+  displayName: string;
+  status: PaseoProviderUsageStatus;
+  planLabel: string | null;
+  sourceLabel?: string | null;
+  fetchedAt?: string | null;
+  nextRefreshAt?: string | null;
+  windows: PaseoProviderUsageWindow[];
+  balances?: PaseoProviderUsageBalance[];
+  details?: PaseoProviderUsageDetail[];
+  error?: string | null;
+}
+
+/** `listUsage`. */
+export interface PaseoProviderUsageResult {
+  requestId: string;
+  fetchedAt: string;
+  providers: PaseoProviderUsage[];
+}
+
+export interface PaseoProviderUsageOptions {
+  requestId?: string;
+}
+
 export interface PaseoProviderActions {
-  listModels(provider: string, options?: PaseoProviderListOptions): Promise<unknown>;
-  listModes(provider: string, options?: PaseoProviderListOptions): Promise<unknown>;
-  listFeatures(draftConfig: PaseoProviderFeaturesInput, options?: { requestId?: string }): Promise<unknown>;
-  listAvailable(options?: { requestId?: string }): Promise<unknown>;
-  snapshot(options?: PaseoProviderListOptions): Promise<unknown>;
+  listModels(provider: string, options?: PaseoProviderListOptions): Promise<PaseoProviderModelsResult>;
+  listModes(provider: string, options?: PaseoProviderListOptions): Promise<PaseoProviderModesResult>;
+  listFeatures(
+    draftConfig: PaseoProviderFeaturesInput,
+    options?: { requestId?: string },
+  ): Promise<PaseoProviderFeaturesResult>;
+  listAvailable(options?: { requestId?: string }): Promise<PaseoProviderAvailabilityResult>;
+  snapshot(options?: PaseoProviderListOptions): Promise<PaseoProviderSnapshotResult>;
   /** Resolves after the daemon's lazy provider discovery has finished. */
-  waitForReady(options?: PaseoProviderWaitOptions): Promise<unknown>;
-  refresh(options?: PaseoProviderRefreshOptions): Promise<unknown>;
-  diagnostic(provider: string, options?: { requestId?: string }): Promise<unknown>;
-  listUsage(options?: { requestId?: string }): Promise<unknown>;
-  subscribe(handler: (update: unknown) => void): () => void;
+  waitForReady(options?: PaseoProviderWaitOptions): Promise<PaseoProviderSnapshotResult>;
+  refresh(options?: PaseoProviderRefreshOptions): Promise<PaseoProviderRefreshResult>;
+  diagnostic(provider: string, options?: { requestId?: string }): Promise<PaseoProviderDiagnosticResult>;
+  listUsage(options?: PaseoProviderUsageOptions): Promise<PaseoProviderUsageResult>;
+  subscribe(handler: (update: PaseoProviderSnapshotUpdate) => void): () => void;
 }
 
 /** The daemon's editable config (`MutableDaemonConfig`); unknown keys pass through. */
@@ -731,3 +890,66 @@ export interface PaseoConfigActions {
   get(requestId?: string): Promise<{ requestId: string; config: PaseoDaemonConfig }>;
   patch(config: PaseoDaemonConfigPatch, requestId?: string): Promise<{ requestId: string; config: PaseoDaemonConfig }>;
 }
+
+// A client of its own: `createPaseoClient` (packages/client/src/index.ts). A plugin bundles
+// `@getpaseo/client` for this; the engine provides no such module at run time.
+
+/** The client's connection to the daemon. */
+export type ConnectionState =
+  | { status: "idle" }
+  | { status: "connecting"; attempt: number }
+  | { status: "connected" }
+  | { status: "disconnected"; reason?: string }
+  | { status: "disposed" };
+
+export interface PaseoLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** The capabilities a client can advertise (`CLIENT_CAPS`, packages/protocol/src/client-capabilities.ts). */
+export type PaseoClientCapability =
+  | "selective_agent_timeline"
+  | "reasoning_merge_enum"
+  | "custom_mode_icons"
+  | "terminal_reflowable_snapshot"
+  | "terminal_cell_width"
+  | "provider_subagents"
+  | "project_updates"
+  | "compact_provider_snapshots"
+  | "timeline_replacement_invalidation"
+  | "timeline_notifications"
+  | "browser_host";
+
+export interface PaseoClientConfig {
+  /** `DaemonClientConfig["capabilities"]` (newer clients). */
+  capabilities?: Partial<Record<PaseoClientCapability, unknown>>;
+  /** The daemon's WebSocket URL. */
+  url: string;
+  /** Generated when omitted. */
+  clientId?: string;
+  appVersion?: string;
+  runtimeGeneration?: number | null;
+  password?: string;
+  authHeader?: string;
+  suppressSendErrors?: boolean;
+  logger?: PaseoLogger;
+  connectTimeoutMs?: number;
+  e2ee?: { enabled?: boolean; daemonPublicKeyB64?: string };
+  reconnect?: { enabled?: boolean; baseDelayMs?: number; maxDelayMs?: number };
+  runtimeMetricsIntervalMs?: number;
+  runtimeMetricsWindowMs?: number;
+}
+
+/** The SDK over a connection of its own; `close` disposes the API, then the connection. */
+export interface PaseoClient extends PaseoApi {
+  connect(): Promise<void>;
+  close(): Promise<void>;
+  ensureConnected(): void;
+  getConnectionState(): ConnectionState;
+}
+
+/** A client of the daemon at `config.url`; call `connect()` before use. */
+export declare function createPaseoClient(config: PaseoClientConfig): PaseoClient;

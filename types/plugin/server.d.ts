@@ -50,6 +50,22 @@ export interface PluginHookContext {
   readonly signal: AbortSignal;
 }
 
+/**
+ * The request `before("agent.session_open")` handlers get, as Paseo's SDK names it
+ * (packages/plugin/src/server/lifecycle.ts). Here the request carries more
+ * (`AgentOpenRequest`: title, labels, tools, mcpServers), so it is also a
+ * `PluginSessionOpenRequest`; return the whole request, changed where the hook may edit it.
+ */
+export interface PluginSessionOpenRequest {
+  agentId: string;
+  workspaceId: string | null;
+  provider: string;
+  cwd: string;
+  reason: "create" | "resume" | "refresh" | "import";
+  purpose: "interactive" | "history";
+  env: Record<string, string>;
+}
+
 /** A handler for `server.addHook(name, handler)`; it must be async. */
 export type PluginHookHandler<Name extends PluginHookName> = (
   payload: PluginHookPayloads[Name],
@@ -486,6 +502,9 @@ export interface PluginForgeServerService {
   supportsCrossRepoCheckoutWithoutRefs?: boolean;
 }
 
+/** Paseo's other name for the forge service (packages/plugin/src/forge.ts). */
+export type ForgeService = PluginForgeServerService;
+
 /** A Git forge adapter: what `server.addForgeServerProvider` takes. */
 export interface PluginForgeServerProviderContribution {
   definition: PluginForgeDefinition;
@@ -579,6 +598,12 @@ export declare function computeChecksStatus(checks: ReadonlyArray<{ status: stri
 export declare function createUnavailableSearchResult<AuthState extends Exclude<ForgeAuthState, "authenticated">>(
   authState: AuthState,
 ): { items: []; featuresEnabled: false; authState: AuthState; githubFeaturesEnabled: false };
+/**
+ * `PullRequestCheck.duration` as Paseo formats it (packages/plugin/src/forge.ts): whole seconds,
+ * `"45s"` or `"2m 5s"` (minutes also past an hour: `"123m 4s"`). `undefined` unless both times
+ * parse (and the start is after the epoch) and the end is after the start.
+ */
+export declare function formatCheckDuration(startedAt?: string | null, completedAt?: string | null): string | undefined;
 /** Milliseconds since the epoch, or 0 for a missing or unparsable time. */
 export declare function parseOptionalTime(value: string | null | undefined): number;
 /** Orders timeline items by `createdAt` (milliseconds), then by `id`. */

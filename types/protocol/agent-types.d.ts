@@ -1,13 +1,7 @@
 // `@getpaseo/protocol/agent-types`, as far as plugins import it (type-only). The payload types the
 // hook catalogue defines come from ../hooks.generated; the rest follow Paseo's
 // packages/protocol/src/agent-types.ts and the zod schemas in packages/protocol/src/messages.ts.
-export type {
-  AgentPermissionRequest,
-  AgentSessionConfig,
-  McpServerConfig,
-  McpServers,
-} from "../hooks.generated";
-import type { AgentPermissionRequest } from "../hooks.generated";
+export type { AgentSessionConfig, McpServerConfig, McpServers } from "../hooks.generated";
 
 export type AgentProvider = string;
 
@@ -59,6 +53,39 @@ export interface AgentMode {
   description?: string;
   icon?: string;
   colorTier?: string;
+}
+
+/** A provider's readiness in the providers snapshot. */
+export type ProviderStatus = "ready" | "loading" | "error" | "unavailable";
+
+/** A model a provider offers (`AgentModelDefinition`). */
+export interface AgentModelDefinition {
+  provider: AgentProvider;
+  id: string;
+  aliases?: string[];
+  isSelectable?: boolean;
+  label: string;
+  description?: string;
+  isDefault?: boolean;
+  metadata?: AgentMetadata;
+  contextWindowMaxTokens?: number;
+  thinkingOptions?: AgentSelectOption[];
+  defaultThinkingOptionId?: string;
+}
+
+/** One provider in the providers snapshot (`ProviderSnapshotEntry`). */
+export interface ProviderSnapshotEntry {
+  provider: AgentProvider;
+  status: ProviderStatus;
+  enabled: boolean;
+  source?: "builtin" | "custom";
+  error?: string;
+  models?: AgentModelDefinition[];
+  modes?: AgentMode[];
+  fetchedAt?: string;
+  label?: string;
+  description?: string;
+  defaultModeId?: string | null;
 }
 
 export interface AgentSelectOption {
@@ -240,6 +267,36 @@ export type AgentTimelineItem =
 
 export type AgentPermissionUpdate = AgentMetadata;
 
+export type AgentPermissionRequestKind = "tool" | "plan" | "question" | "mode" | "other";
+
+/** A choice the provider offers for a permission request (`AgentPermissionAction`). */
+export interface AgentPermissionAction {
+  id: string;
+  label: string;
+  behavior: "allow" | "deny";
+  variant?: "primary" | "secondary" | "danger";
+  intent?: "implement" | "implement_resume" | "dismiss";
+}
+
+/**
+ * What a provider asks permission for, as Paseo's agent-types.ts declares it (and messages.ts's
+ * `AgentPermissionRequestPayloadSchema` sends it). The `agent.permission.before` hook's
+ * `request` (../hooks.generated) is the catalogued part of it and assignable to this type.
+ */
+export interface AgentPermissionRequest {
+  id: string;
+  provider: AgentProvider;
+  name: string;
+  kind: AgentPermissionRequestKind;
+  title?: string;
+  description?: string;
+  input?: AgentMetadata;
+  detail?: ToolCallDetail;
+  suggestions?: AgentPermissionUpdate[];
+  actions?: AgentPermissionAction[];
+  metadata?: AgentMetadata;
+}
+
 /** How a permission request was answered (`agent.permission.after`'s `resolution` is one). */
 export type AgentPermissionResponse =
   | {
@@ -249,6 +306,50 @@ export type AgentPermissionResponse =
       updatedPermissions?: AgentPermissionUpdate[];
     }
   | { behavior: "deny"; selectedActionId?: string; message?: string; interrupt?: boolean };
+
+/**
+ * An event of a provider session's stream, as Paseo's agent-types.ts declares `AgentStreamEvent`
+ * (what providers emit; the daemon forwards a subset as `AgentStreamEventPayload`, below).
+ */
+export type AgentStreamEvent =
+  | { type: "thread_started"; sessionId: string; provider: AgentProvider }
+  | { type: "turn_started"; provider: AgentProvider; turnId?: string }
+  | { type: "turn_completed"; provider: AgentProvider; usage?: AgentUsage; turnId?: string }
+  | {
+      type: "usage_updated";
+      provider: AgentProvider;
+      usage: AgentUsage;
+      turnId?: string;
+      /** Output tokens of the running turn so far; cleared at every turn boundary. */
+      activeTurnOutputTokens?: number;
+    }
+  | { type: "mode_changed"; provider: AgentProvider; currentModeId: string | null; availableModes: AgentMode[] }
+  | { type: "model_changed"; provider: AgentProvider; runtimeInfo: AgentRuntimeInfo }
+  | { type: "thinking_option_changed"; provider: AgentProvider; thinkingOptionId: string | null }
+  | {
+      type: "turn_failed";
+      provider: AgentProvider;
+      error: string;
+      code?: string;
+      diagnostic?: string;
+      turnId?: string;
+    }
+  | { type: "turn_canceled"; provider: AgentProvider; reason: string; turnId?: string }
+  | { type: "timeline"; item: AgentTimelineItem; provider: AgentProvider; turnId?: string; timestamp?: string }
+  | { type: "permission_requested"; provider: AgentProvider; request: AgentPermissionRequest; turnId?: string }
+  | {
+      type: "permission_resolved";
+      provider: AgentProvider;
+      requestId: string;
+      resolution: AgentPermissionResponse;
+      turnId?: string;
+    }
+  | {
+      type: "attention_required";
+      provider: AgentProvider;
+      reason: "finished" | "error" | "permission";
+      timestamp: string;
+    };
 
 /** An event of an agent's stream (`agent_stream`'s `event`, as the daemon sends it). */
 export type AgentStreamEventPayload =

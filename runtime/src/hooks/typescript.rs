@@ -18,6 +18,15 @@ const PLUGIN_SIDE: &[(&str, &str, &str)] = &[(
     "The wire form of an agent tool. In plugin code `request.tools` holds `AgentToolDefinition`s (from `defineAgentTool`); the host sends their metadata.",
 )];
 
+/// Properties that Paseo's SDK types narrower than the catalogue validates them, as
+/// (`$defs` entry, property, TypeScript type): the declarations follow Paseo, the host keeps
+/// accepting the wider form. They become `tsType`s on those properties.
+const PASEO_PROPERTY_TYPES: &[(&str, &str, &str)] = &[
+    // Paseo's WorkspaceCreateRequestSchema (packages/protocol/src/messages.ts) has
+    // `title: z.string().optional()`; the catalogue's `Title` also takes null.
+    ("WorkspaceCreateRequest", "title", "string"),
+];
+
 /// Types that catalogue `tsType` overrides name, and where they come from.
 const TS_IMPORTS: &[(&str, &str)] = &[("AgentTimelineItem", "./protocol/agent-types")];
 
@@ -63,7 +72,7 @@ pub fn render_hooks_dts() -> String {
     let mut names: Vec<&String> = defs.keys().collect();
     names.sort();
     for name in names {
-        let schema = &defs[name.as_str()];
+        let schema = &with_paseo_types(name, &defs[name.as_str()]);
         out.push('\n');
         let note = PLUGIN_SIDE
             .iter()
@@ -132,6 +141,19 @@ pub fn render_hooks_dts() -> String {
          export interface PluginBeforeRequests {{\n{before}}}\n"
     );
     out
+}
+
+/// `schema` of the `$defs` entry `def`, with its `PASEO_PROPERTY_TYPES` set as `tsType`s.
+fn with_paseo_types(def: &str, schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    for (_, prop, ts) in PASEO_PROPERTY_TYPES.iter().filter(|(d, ..)| *d == def) {
+        let slot = schema
+            .pointer_mut(&format!("/properties/{prop}"))
+            .and_then(Value::as_object_mut)
+            .unwrap_or_else(|| panic!("{def} has no property {prop}"));
+        slot.insert("tsType".into(), Value::String((*ts).into()));
+    }
+    schema
 }
 
 fn hook_doc(waiting: bool, returns_request: bool, editable: Option<&str>) -> String {
