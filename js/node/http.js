@@ -508,7 +508,15 @@ function serveConnection(server, socket) {
       res._server = server;
       const body = framing(head);
       const upgrade = head.headers.upgrade && /\bupgrade\b/i.test(head.headers.connection ?? "");
-      if (upgrade && server.listenerCount("upgrade")) {
+      // CONNECT goes to 'connect' (without a listener the socket is closed, as in Node); an
+      // upgrade nobody listens for is answered as a plain request.
+      const connect = head.method === "CONNECT";
+      if (connect && !server.listenerCount("connect")) {
+        parser.paused = true;
+        socket.destroy();
+        return "none";
+      }
+      if (connect || (upgrade && server.listenerCount("upgrade"))) {
         // The socket now belongs to the listener; stop reading HTTP from it.
         parser.paused = true;
         socket.removeListener("data", onData).removeListener("end", onEnd);
@@ -518,7 +526,7 @@ function serveConnection(server, socket) {
         parser.buf = Buffer.alloc(0);
         const upgraded = req;
         req = res = null;
-        server.emit("upgrade", upgraded, socket, rest);
+        server.emit(connect ? "connect" : "upgrade", upgraded, socket, rest);
         return "none";
       }
       const thisRes = res;
@@ -648,9 +656,39 @@ export class ClientRequest extends OutgoingMessage {
 
   _attachSocket(socket) {
     let res = null;
+    const listeners = {};
     const parser = new Parser("response", {
       onHead: (head) => {
-        if (head.statusCode >= 100 && head.statusCode < 200 && head.statusCode !== 101) {
+        // 101 Switching Protocols, or a CONNECT's 2xx: the socket now speaks another protocol
+        // and goes to the 'upgrade' ('connect') listener with what followed the head; without
+        // one it is closed, as in Node.
+        const connect = this.method === "CONNECT" && head.statusCode >= 200 && head.statusCode < 300;
+        if (head.statusCode === 101 || connect) {
+          parser.paused = true;
+          for (const [event, fn] of Object.entries(listeners)) socket.removeListener(event, fn);
+          socket.readableFlowing = null; // data waits for the new owner's listener
+          const rest = parser.buf;
+          parser.buf = Buffer.alloc(0);
+          const upgraded = new IncomingMessage(socket);
+          upgraded._setHead(head);
+          upgraded.statusCode = head.statusCode;
+          upgraded.statusMessage = head.statusMessage;
+          upgraded.upgrade = true;
+          upgraded.req = this;
+          this.res = upgraded;
+          this.upgradeOrConnect = true;
+          const event = connect ? "connect" : "upgrade";
+          if (this.listenerCount(event) > 0) {
+            this.destroyed = true;
+            this.emit(event, upgraded, socket, rest);
+            nextTick(() => this.emit("close"));
+          } else {
+            socket.destroy();
+            nextTick(() => this.emit("close"));
+          }
+          return "none";
+        }
+        if (head.statusCode >= 100 && head.statusCode < 200) {
           this.emit("information", { statusCode: head.statusCode, statusMessage: head.statusMessage, httpVersion: `${head.major}.${head.minor}`, headers: head.headers, rawHeaders: head.rawHeaders });
           return "none";
         }
@@ -675,16 +713,16 @@ export class ClientRequest extends OutgoingMessage {
         socket.destroy(); // one request per connection
       },
     });
-    socket.on("data", (chunk) => {
+    listeners.data = (chunk) => {
       try { parser.feed(chunk); } catch (err) { this._fail(Object.assign(err, { bytesParsed: 0 })); }
-    });
-    socket.on("end", () => {
+    };
+    listeners.end = () => {
       if (!parser.finish() && !res) this._fail(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }));
       socket.destroy();
-    });
-    socket.on("timeout", () => this.emit("timeout"));
-    socket.on("error", (err) => this._fail(err));
-    socket.on("close", () => {
+    };
+    listeners.timeout = () => this.emit("timeout");
+    listeners.error = (err) => this._fail(err);
+    listeners.close = () => {
       if (res && !res.complete) {
         res.aborted = true;
         res.emit("aborted");
@@ -694,7 +732,8 @@ export class ClientRequest extends OutgoingMessage {
       this.destroyed = true;
       res?._close();
       nextTick(() => this.emit("close"));
-    });
+    };
+    for (const [event, fn] of Object.entries(listeners)) socket.on(event, fn);
   }
   _fail(err) {
     if (this._failed) return;
