@@ -88,9 +88,10 @@ async fn unsupported_members_name_themselves() {
     assert_eq!(
         engine,
         json!({
-            "cipher": "Error||node:crypto.createCipheriv is not supported by the Paseo plugin host yet",
-            "pbkdf2": "Error||node:crypto.pbkdf2Sync is not supported by the Paseo plugin host yet",
-            "subtleSign": "Error||node:crypto.subtle.sign is not supported by the Paseo plugin host yet",
+            "diffieHellman": "Error||node:crypto.createDiffieHellman is not supported by the Paseo plugin host yet",
+            "ecdh": "Error||node:crypto.createECDH is not supported by the Paseo plugin host yet",
+            "publicDecrypt": "Error||node:crypto.publicDecrypt is not supported by the Paseo plugin host yet",
+            "subtleWrapKey": "Error||node:crypto.subtle.wrapKey is not supported by the Paseo plugin host yet",
         })
     );
 }

@@ -117,8 +117,14 @@ const isNativeError = typeof Error.isError === "function"
 const engineIsProxy = globalThis[Symbol.for("paseo.isProxy")];
 const isProxy = (v) => (engineIsProxy ? engineIsProxy(v) : false);
 
+// KeyObject and CryptoKey are node:crypto's: it registers its checks when it loads (before, no
+// value can be one).
+const cryptoCheck = (name) => (v) => globalThis[Symbol.for(`paseo.${name}`)]?.(v) ?? false;
+
 export const types = {
   isProxy,
+  isKeyObject: cryptoCheck("isKeyObject"),
+  isCryptoKey: cryptoCheck("isCryptoKey"),
   isDate,
   isArgumentsObject,
   isBigIntObject,

@@ -1,7 +1,6 @@
 // `node:util/types`: the same object as node:util's `types` (its default export), and a named
-// export for each of Node's checks. The engine's `types` lacks three, which cannot be true of
-// anything a plugin holds here: `isExternal` (no native externals), `isKeyObject` (node:crypto has
-// no KeyObject) and `isCryptoKey` (no CryptoKey): their named exports answer false.
+// export for each of Node's checks. The engine's `types` lacks `isExternal`, which cannot be true
+// of anything a plugin holds here (no native externals): its named export answers false.
 import { types } from "node:util";
 
 const never = () => false;
@@ -12,10 +11,8 @@ export const {
   isMapIterator, isSetIterator, isWeakMap, isWeakSet, isArrayBuffer, isDataView, isSharedArrayBuffer, isProxy,
   isModuleNamespaceObject, isAnyArrayBuffer, isBoxedPrimitive, isArrayBufferView, isTypedArray, isUint8Array,
   isUint8ClampedArray, isUint16Array, isUint32Array, isInt8Array, isInt16Array, isInt32Array, isFloat32Array,
-  isFloat64Array, isBigInt64Array, isBigUint64Array,
+  isFloat64Array, isBigInt64Array, isBigUint64Array, isKeyObject, isCryptoKey,
 } = types;
 export const isExternal = types.isExternal ?? never;
-export const isKeyObject = types.isKeyObject ?? never;
-export const isCryptoKey = types.isCryptoKey ?? never;
 
 export default types;

@@ -1,6 +1,11 @@
-//! Ops behind `node:crypto` (see js/node/crypto.js): hashes and HMACs. A `Hash`/`Hmac` object
+//! Ops behind `node:crypto` (see js/node/crypto.js): hashes and HMACs here; keys and
+//! signatures in keys.rs, ciphers in cipher.rs, key derivation in kdf.rs. A `Hash`/`Hmac` object
 //! holds the id of a resource with the running digest state, so `update` streams data through
 //! Rust instead of buffering it in JS. Randomness uses `op_crypto_fill_random` (node/mod.rs).
+
+mod cipher;
+mod kdf;
+mod keys;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -177,7 +182,21 @@ deno_core::extension!(
         op_crypto_hash_update,
         op_crypto_hash_digest,
         op_crypto_hash_copy,
-        op_crypto_digest
+        op_crypto_digest,
+        keys::op_crypto_key_public_of,
+        keys::op_crypto_sign,
+        keys::op_crypto_verify,
+        keys::op_crypto_generate_key_pair,
+        keys::op_crypto_generate_key_pair_async,
+        keys::op_crypto_rsa_cipher,
+        cipher::op_crypto_aes_cbc,
+        cipher::op_crypto_aes_ctr,
+        cipher::op_crypto_aead,
+        kdf::op_crypto_pbkdf2,
+        kdf::op_crypto_pbkdf2_async,
+        kdf::op_crypto_hkdf,
+        kdf::op_crypto_scrypt,
+        kdf::op_crypto_scrypt_async,
     ],
 );
 
