@@ -107,7 +107,13 @@ export class Hmac {
     let keyBytes;
     if (typeof key === "string") keyBytes = Buffer.from(key, Buffer.isEncoding(options?.encoding) ? options.encoding : "utf8");
     else if (key instanceof ArrayBuffer || ArrayBuffer.isView(key)) keyBytes = bytesOf(key);
-    else throw errArgType("key", "of type string or an instance of ArrayBuffer, Buffer, TypedArray, DataView, KeyObject, or CryptoKey", key);
+    else if (key instanceof KeyObject || key instanceof CryptoKey) {
+      const secret = key instanceof CryptoKey ? KeyObject.from(key) : key;
+      if (secret.type !== "secret") {
+        throw nodeError(TypeError, "ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE", `Invalid key object type ${secret.type}, expected secret.`);
+      }
+      keyBytes = bytesOf(secret.export());
+    } else throw errArgType("key", "of type string or an instance of ArrayBuffer, Buffer, TypedArray, DataView, KeyObject, or CryptoKey", key);
     try {
       attach(this, ops.op_crypto_hash_new(hmac, true, keyBytes));
     } catch (e) {
@@ -904,10 +910,12 @@ function cipherKeyBytes(key) {
   throw errArgType("key", "of type string or an instance of ArrayBuffer, Buffer, TypedArray, DataView, KeyObject, or CryptoKey", key);
 }
 
-// Cipheriv/Decipheriv: CBC and CTR stream (update() returns what is ready, as Node's do; the
-// state lives here and each op call is stateless). GCM and ChaCha20-Poly1305 buffer the whole
-// message until final(): aws-lc-rs seals and opens AEAD messages in one call, so update()
-// returns an empty Buffer and final() everything; the concatenation equals Node's output.
+// Cipheriv/Decipheriv: CBC, CTR and GCM stream (update() returns what is ready, as Node's do;
+// the state lives here and each op call is stateless). GCM's output is AES-CTR from the counter
+// block after the IV's (IV ‖ 00000002), so update() returns it at once, as Node's does (jose
+// uses update()'s result and drops final()'s); its tag is made, or checked, by aws-lc-rs over the
+// whole message at final(), which is kept until then. ChaCha20-Poly1305 (no bare ChaCha20 in
+// aws-lc-rs) keeps the whole message too and returns it from final().
 class CipherBase {
   constructor(encrypt, cipher, key, iv, options) {
     validateString(cipher, "cipher");
@@ -933,6 +941,7 @@ class CipherBase {
     Object.defineProperty(this, kState, {
       value: { encrypt, name, spec, key: keyBytes, iv: ivBytes, pending: new Uint8Array(0), counterOffset: 0, padding: true, done: false, aad: new Uint8Array(0), chunks: [], tag: null, tagLength },
     });
+    if (name.endsWith("-gcm")) this[kState].counter = joined([ivBytes, new Uint8Array([0, 0, 0, 2])]);
   }
   update(data, inputEncoding, outputEncoding) {
     const s = this[kState];
@@ -941,10 +950,15 @@ class CipherBase {
     let out;
     if (s.spec.mode === "aead") {
       s.chunks.push(bytes);
-      out = new Uint8Array(0);
+      if (s.counter) {
+        out = ops.op_crypto_aes_ctr(s.key, s.counter, s.counterOffset, bytes);
+        advanceCounter(s, s.counter, bytes.length);
+      } else {
+        out = new Uint8Array(0);
+      }
     } else if (s.spec.mode === "ctr") {
       out = ops.op_crypto_aes_ctr(s.key, s.iv, s.counterOffset, bytes);
-      advanceCounter(s, bytes.length);
+      advanceCounter(s, s.iv, bytes.length);
     } else {
       const all = joined([s.pending, bytes]);
       // Decrypting with padding holds the last whole block back for final().
@@ -964,15 +978,17 @@ class CipherBase {
       const data = joined(s.chunks);
       if (s.encrypt) {
         const sealed = ops.op_crypto_aead(s.name, true, s.key, s.iv, s.aad, data);
-        out = sealed.subarray(0, sealed.length - 16);
+        if (!s.counter) out = sealed.subarray(0, sealed.length - 16);
         s.tag = sealed.slice(sealed.length - 16, sealed.length - 16 + s.tagLength);
       } else {
         if (!s.tag || s.tag.length !== 16) throw authFailed();
+        let opened;
         try {
-          out = ops.op_crypto_aead(s.name, false, s.key, s.iv, s.aad, joined([data, s.tag]));
+          opened = ops.op_crypto_aead(s.name, false, s.key, s.iv, s.aad, joined([data, s.tag]));
         } catch {
           throw authFailed();
         }
+        if (!s.counter) out = opened;
       }
     } else if (s.spec.mode === "cbc") {
       if (s.encrypt) {
@@ -1011,10 +1027,9 @@ function cbc(s, blocks) {
   s.iv = (s.encrypt ? out : blocks).slice(-16);
   return out;
 }
-function advanceCounter(s, n) {
+function advanceCounter(s, iv, n) {
   let blocks = Math.floor((s.counterOffset + n) / 16);
   s.counterOffset = (s.counterOffset + n) % 16;
-  const iv = s.iv;
   for (let i = 15; i >= 0 && blocks > 0; i--) {
     const v = iv[i] + (blocks % 256);
     blocks = Math.floor(blocks / 256) + (v > 255 ? 1 : 0);
@@ -1207,6 +1222,13 @@ export function generateKeyPair(type, options, callback) {
     (e) => callback(e),
   );
 }
+// `util.promisify(generateKeyPair)` resolves `{ publicKey, privateKey }`, as Node's does.
+Object.defineProperty(generateKeyPair, Symbol.for("nodejs.util.promisify.custom"), {
+  enumerable: false,
+  value: (type, options) => new Promise((resolve, reject) => {
+    generateKeyPair(type, options, (err, publicKey, privateKey) => (err ? reject(err) : resolve({ publicKey, privateKey })));
+  }),
+});
 
 function secretKeyArgs(type, options) {
   validateString(type, "type");
