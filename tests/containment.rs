@@ -367,7 +367,10 @@ fn reloader_threads() -> usize {
 
 /// Threads of a tokio runtime (this test runs alone in its process, so only its own).
 fn runtime_workers() -> usize {
-    threads().iter().filter(|n| n.starts_with("tokio-rt")).count()
+    threads()
+        .iter()
+        .filter(|n| n.starts_with("tokio-rt"))
+        .count()
 }
 
 #[derive(Debug, Default)]

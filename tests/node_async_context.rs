@@ -32,14 +32,15 @@ async fn stand_ins_name_themselves_and_the_heap_limit_is_the_plugins_cap() {
     request["cwd"] = json!(dir.path());
     let out = open(&host, request).await.unwrap();
     let engine: Value = serde_json::from_str(out["env"]["ENGINE"].as_str().unwrap()).unwrap();
-    let missing = |member: &str| {
-        json!({ "name": "Error", "message": format!("v8.{member} is not supported by the Paseo plugin host yet") })
-    };
+    let missing = |member: &str| json!({ "name": "Error", "message": format!("v8.{member} is not supported by the Paseo plugin host yet") });
     assert_eq!(engine["heapSnapshot"], missing("getHeapSnapshot"));
     assert_eq!(engine["serializerClass"], missing("Serializer"));
     assert_eq!(engine["top"], json!([1, 0]));
     let limit = engine["heapLimit"].as_u64().unwrap();
-    assert_eq!(limit, paseo_plugin_runtime::Limits::default().heap_bytes as u64);
+    assert_eq!(
+        limit,
+        paseo_plugin_runtime::Limits::default().heap_bytes as u64
+    );
     // Accessing a bound function's asyncResource warns once, as Node does (DEP0172).
     let logs = log_lines(&host, "node-async-context");
     assert_eq!(

@@ -88,7 +88,11 @@ async fn derivations_past_the_heap_cap_are_refused() {
     let cap = paseo_plugin_runtime::Limits::default().heap_bytes / (1024 * 1024);
     let tail = format!("more than the heap cap of plugin node-crypto-keys ({cap} MiB)");
     for (case, what, bytes) in [
-        ("scryptSync", "Invalid scrypt params: scrypt", 1_073_742_848u64),
+        (
+            "scryptSync",
+            "Invalid scrypt params: scrypt",
+            1_073_742_848u64,
+        ),
         ("scrypt", "Invalid scrypt params: scrypt", 1_073_742_848),
         ("pbkdf2Sync", "The pbkdf2 key", 2_147_483_647),
     ] {
