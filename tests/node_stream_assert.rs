@@ -60,7 +60,7 @@ async fn gaps_fail_naming_the_member() {
             "compose": "Error||node:stream.compose is not supported by the Paseo plugin host yet",
             "writableToWeb": "Error||node:stream.Writable.toWeb is not supported by the Paseo plugin host yet",
             "perfMonitor": "Error||node:perf_hooks.monitorEventLoopDelay is not supported by the Paseo plugin host yet",
-            "perfObserver": "Error||node:perf_hooks.PerformanceObserver is not supported by the Paseo plugin host yet",
+            "perfHistogram": "Error||node:perf_hooks.createHistogram is not supported by the Paseo plugin host yet",
             "okFalsy": "AssertionError|ERR_ASSERTION|0 == true",
         })
     );

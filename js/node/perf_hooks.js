@@ -1,5 +1,6 @@
-// node:perf_hooks: the global `performance` clock. Observers, histograms and the event-loop
-// delay monitor are not available in the plugin host and fail naming the member.
+// node:perf_hooks: the global `performance` (its clock, and User Timing with observers from
+// js/web/performance.js). Histograms and the event-loop delay monitor are not available in the
+// plugin host and fail naming the member.
 const unsupported = (member) => {
   throw new Error(`node:perf_hooks.${member} is not supported by the Paseo plugin host yet`);
 };
@@ -7,19 +8,15 @@ const unsupported = (member) => {
 export const performance = globalThis.performance;
 export const Performance = performance.constructor === Object ? function Performance() { unsupported("Performance"); } : performance.constructor;
 
-export class PerformanceObserver {
-  constructor() { unsupported("PerformanceObserver"); }
-  static get supportedEntryTypes() { return []; }
-}
-export class PerformanceEntry {
-  constructor() { unsupported("PerformanceEntry"); }
-}
-export class PerformanceMark extends PerformanceEntry {}
-export class PerformanceMeasure extends PerformanceEntry {}
-export class PerformanceObserverEntryList {
-  constructor() { unsupported("PerformanceObserverEntryList"); }
-}
-export class PerformanceResourceTiming extends PerformanceEntry {}
+import {
+  PerformanceEntry, PerformanceMark, PerformanceMeasure, PerformanceObserver, PerformanceObserverEntryList,
+  PerformanceResourceTiming,
+} from "paseo:internal/web/performance";
+
+export {
+  PerformanceEntry, PerformanceMark, PerformanceMeasure, PerformanceObserver, PerformanceObserverEntryList,
+  PerformanceResourceTiming,
+};
 export function monitorEventLoopDelay() { unsupported("monitorEventLoopDelay"); }
 export function createHistogram() { unsupported("createHistogram"); }
 export const constants = Object.freeze({

@@ -30,11 +30,18 @@ function defineLazy(name, load) {
 
 // Set by `start` (below), for each isolate.
 let timeOrigin = 0;
+// User Timing lives in js/web/performance.js, loaded on the first call that needs it.
+const timing = () => lazyModule("paseo:internal/web/performance");
 const performance = {
   now: () => core.ops.op_timer_now(),
   timeOrigin,
-  mark() {}, measure() {}, clearMarks() {}, clearMeasures() {},
-  toJSON: () => ({ timeOrigin }),
+  toJSON: () => ({ nodeTiming: undefined, timeOrigin: performance.timeOrigin, eventLoopUtilization: undefined }),
+};
+for (const name of ["mark", "measure", "getEntries", "getEntriesByName", "getEntriesByType", "clearMarks", "clearMeasures", "timerify"]) {
+  performance[name] = (...args) => timing()[name](...args);
+}
+performance.eventLoopUtilization = () => {
+  throw new Error("performance.eventLoopUtilization is not supported by the Paseo plugin host yet");
 };
 
 const crypto = {
@@ -84,6 +91,9 @@ for (const name of ["Event", "EventTarget", "CustomEvent", "DOMException", "Abor
   defineLazy(name, () => events()[name]);
 }
 for (const name of ["TextEncoder", "TextDecoder", "atob", "btoa"]) defineLazy(name, () => encoding()[name]);
+for (const name of ["PerformanceEntry", "PerformanceMark", "PerformanceMeasure", "PerformanceObserver", "PerformanceObserverEntryList", "PerformanceResourceTiming"]) {
+  defineLazy(name, () => timing()[name]);
+}
 defineLazy("Buffer", () => lazyModule("node:buffer").Buffer);
 // fetch and its classes, as web/fetch.js exports them.
 const FETCH_GLOBALS = [
