@@ -710,7 +710,13 @@ export class ClientRequest extends OutgoingMessage {
         res.complete = true;
         res.push(null);
         parser.paused = true;
-        socket.destroy(); // one request per connection
+        // The exchange is over: the request lets go of the socket, as Node's frees it to its
+        // agent (node-fetch 2 takes a 'data' listener left on the socket when the response
+        // closes for a body cut short), then closes it: one request per connection.
+        for (const [event, fn] of Object.entries(listeners)) socket.removeListener(event, fn);
+        socket.on("error", () => {});
+        socket.destroy();
+        listeners.close();
       },
     });
     listeners.data = (chunk) => {
