@@ -11,24 +11,21 @@ use paseo_plugin_runtime::host::manifest::Manifest;
 use paseo_plugin_runtime::{HostOptions, OpenContext, PluginHost};
 use serde_json::{json, Value};
 
-const USAGE: &str = "\
-usage: paseo bench --plugin DIR [--plugins N] [--iterations M] [--events K] [--hook NAME]
-                   [--tool NAME [--tool-input JSON]]
-                   [--bytecode-cache DIR] [--snapshot-cache DIR] [--no-standby] [--spin-us N]
-                   [--json]
-  Loads N copies of the plugin (ids <manifest-id>-<i>) into one host and prints one JSON
-  object: cold_start_ms_per_plugin, rss_kb_per_plugin, before_rtt_us_p50/p99 (200 warm-up
-  then M waiting-hook calls on the first copy), events_per_s (K agent.turn.before
-  notifications fired together as the daemon fires them, until all are settled),
-  run_hook_events_per_s (the same as K awaited run_hook calls in their own tasks), reload_ms
-  (median of 10 reloads of the first copy).
-  The host keeps a standby isolate as the daemon does (each load or reload binds the isolate
-  booted ahead, then the next one boots); timings start once it is ready. --no-standby boots
-  every isolate on demand. --spin-us sets HostOptions::spin (0: threads sleep at once).
-  --snapshot-cache (V8) keeps the startup snapshot in DIR, as the daemon does in its home:
-  the first run makes and writes it, later runs read it; without it each run makes it.
-  Defaults: N=1, M=2000, K=5000, HOOK=agent.open.before, bytecode cache off, snapshot made
-  in memory, spin 100 µs.";
+/// `paseo bench --help`: what the bench measures (the synopsis is clap's).
+pub(crate) const ABOUT: &str = "\
+Loads N copies of the plugin (ids <manifest-id>-<i>) into one host and prints one JSON
+object: cold_start_ms_per_plugin, rss_kb_per_plugin, before_rtt_us_p50/p99 (200 warm-up
+then M waiting-hook calls on the first copy), events_per_s (K agent.turn.before
+notifications fired together as the daemon fires them, until all are settled),
+run_hook_events_per_s (the same as K awaited run_hook calls in their own tasks), reload_ms
+(median of 10 reloads of the first copy).
+The host keeps a standby isolate as the daemon does (each load or reload binds the isolate
+booted ahead, then the next one boots); timings start once it is ready. --no-standby boots
+every isolate on demand. --spin-us sets HostOptions::spin (0: threads sleep at once).
+--snapshot-cache (V8) keeps the startup snapshot in DIR, as the daemon does in its home:
+the first run makes and writes it, later runs read it; without it each run makes it.
+Defaults: N=1, M=2000, K=5000, HOOK=agent.open.before, bytecode cache off, snapshot made
+in memory, spin 100 µs.";
 
 #[derive(Clone)]
 struct Options {
@@ -47,86 +44,25 @@ struct Options {
     json: bool,
 }
 
-fn parse(args: &[&str]) -> Result<Options, String> {
-    let mut o = Options {
-        plugin: PathBuf::new(),
-        plugins: 1,
-        iterations: 2000,
-        events: 5000,
-        hook: "agent.open.before".into(),
-        tool: None,
-        tool_input: json!({}),
-        bytecode_cache: None,
-        snapshot_cache: None,
-        standby: true,
-        spin: paseo_plugin_runtime::engine::SPIN,
-        json: false,
-    };
-    let mut it = args.iter();
-    let num = |flag: &str, v: Option<&&str>| -> Result<usize, String> {
-        v.and_then(|s| s.parse().ok())
-            .filter(|n| *n > 0)
-            .ok_or(format!("{flag} needs a positive number\n{USAGE}"))
-    };
-    while let Some(arg) = it.next() {
-        match *arg {
-            "--plugin" => {
-                o.plugin = PathBuf::from(
-                    it.next()
-                        .ok_or(format!("--plugin needs a directory\n{USAGE}"))?,
-                )
-            }
-            "--plugins" => o.plugins = num(arg, it.next())?,
-            "--iterations" => o.iterations = num(arg, it.next())?,
-            "--events" => o.events = num(arg, it.next())?,
-            "--hook" => {
-                o.hook = it
-                    .next()
-                    .ok_or(format!("--hook needs a hook name\n{USAGE}"))?
-                    .to_string()
-            }
-            "--bytecode-cache" => {
-                o.bytecode_cache = Some(PathBuf::from(
-                    it.next()
-                        .ok_or(format!("--bytecode-cache needs a directory\n{USAGE}"))?,
-                ))
-            }
-            "--snapshot-cache" => {
-                o.snapshot_cache = Some(PathBuf::from(
-                    it.next()
-                        .ok_or(format!("--snapshot-cache needs a directory\n{USAGE}"))?,
-                ))
-            }
-            "--tool" => {
-                o.tool = Some(
-                    it.next()
-                        .ok_or(format!("--tool needs a tool name\n{USAGE}"))?
-                        .to_string(),
-                )
-            }
-            "--tool-input" => {
-                let text = it
-                    .next()
-                    .ok_or(format!("--tool-input needs JSON\n{USAGE}"))?;
-                o.tool_input = serde_json::from_str(text)
-                    .map_err(|e| format!("--tool-input is not JSON: {e}"))?;
-            }
-            "--json" => o.json = true,
-            "--no-standby" => o.standby = false,
-            "--spin-us" => {
-                let us = it
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .ok_or(format!("--spin-us needs a number of microseconds\n{USAGE}"))?;
-                o.spin = std::time::Duration::from_micros(us);
-            }
-            other => return Err(format!("unknown bench argument: {other}\n{USAGE}")),
-        }
+/// The options from the command line, with their defaults.
+fn options(a: &crate::args::BenchArgs) -> Options {
+    Options {
+        plugin: a.plugin.clone(),
+        plugins: a.plugins,
+        iterations: a.iterations,
+        events: a.events,
+        hook: a.hook.clone(),
+        tool: a.tool.clone(),
+        tool_input: a.tool_input.clone().unwrap_or_else(|| json!({})),
+        bytecode_cache: a.bytecode_cache.clone(),
+        snapshot_cache: a.snapshot_cache.clone(),
+        standby: !a.no_standby,
+        spin: a
+            .spin_us
+            .map(std::time::Duration::from_micros)
+            .unwrap_or(paseo_plugin_runtime::engine::SPIN),
+        json: a.json,
     }
-    if o.plugin.as_os_str().is_empty() {
-        return Err(format!("bench needs --plugin DIR\n{USAGE}"));
-    }
-    Ok(o)
 }
 
 /// This process's resident set, as the Node anchor reads its children's.
@@ -160,8 +96,8 @@ fn cache_state(dir: Option<&Path>) -> &'static str {
     }
 }
 
-pub async fn run(args: &[&str]) -> Result<ExitCode, String> {
-    let o = parse(args)?;
+pub async fn run(args: &crate::args::BenchArgs) -> Result<ExitCode, String> {
+    let o = options(args);
     let spec = paseo_plugin_runtime::hooks::catalogue()
         .get(&o.hook)
         .ok_or(format!("unknown hook: {}", o.hook))?;
