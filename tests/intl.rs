@@ -1,6 +1,6 @@
 //! `Intl` against Node: tests/fixtures/intl/shared/probe.mjs runs inside a plugin and under
 //! `node`. On real V8 (with deno_core's full ICU data) every case must match Node's answer. On
-//! the QuickJS build `Intl` is a stub (README, "Not yet"): there the test pins what it answers
+//! the QuickJS build `Intl` is a stub (docs/compat.md): there the test pins what it answers
 //! instead, so that a change in either direction is noticed.
 mod common;
 
