@@ -64,6 +64,32 @@ const crypto = {
 
 define("console", console);
 
+// QuickJS's Intl.Segmenter is a stub that answers `segment(s)` with the string itself: replaced,
+// on first use, by js/web/intl_segmenter.js. V8's (ICU's) answers with segments and stays.
+const segmenterIsStub = (() => {
+  try {
+    const first = new Intl.Segmenter().segment("ab")[Symbol.iterator]().next().value;
+    return first?.segment !== "a";
+  } catch {
+    return true;
+  }
+})();
+if (segmenterIsStub) {
+  const Native = Intl.Segmenter;
+  Object.defineProperty(Intl, "Segmenter", {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const Segmenter = lazyModule("paseo:internal/web/intl_segmenter").make(Native);
+      Object.defineProperty(Intl, "Segmenter", { value: Segmenter, writable: true, configurable: true, enumerable: false });
+      return Segmenter;
+    },
+    set(value) {
+      Object.defineProperty(Intl, "Segmenter", { value, writable: true, configurable: true, enumerable: false });
+    },
+  });
+}
+
 // What a tick, timer, immediate or queueMicrotask callback throws is logged at once and the
 // queue it came from goes on (where Node would end the process). deno_core's default ends the
 // event-loop turn instead, and keeps one such error per turn, so a second one in the same turn
