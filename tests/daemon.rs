@@ -663,11 +663,12 @@ fn idle_control_connections_are_closed_and_capped() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    // Accepted by the kernel is not yet given a slot by the daemon: ask until it refuses (each
-    // earlier ask is answered and leaves), or fail after 30 s.
+    // Accepted by the kernel is not yet given a slot by the daemon: ask until it refuses, or
+    // fail after 30 s. Each ask is a whole line, so one that still gets a slot is answered at
+    // once and leaves (an empty ask would hold its slot until the idle timeout closed it).
     let full = "The daemon is serving 128 control connections already; try again";
     loop {
-        let over = raw_request(home, b"");
+        let over = raw_request(home, b"{}\n");
         if over["error"] == full {
             break;
         }
