@@ -855,8 +855,36 @@ export function isUtf8(input) {
   return true;
 }
 
+// Node's Blob and File are the web globals (this file stays free of imports).
+export const Blob = globalThis.Blob;
+export const File = globalThis.File;
+
+// No `URL.createObjectURL` here, so no blob: URL names a Blob: Node answers undefined for an
+// unknown one too.
+export function resolveObjectURL(url) {
+  void `${url}`;
+  return undefined;
+}
+
+const TRANSCODINGS = ["ascii", "latin1", "binary", "ucs2", "ucs-2", "utf16le", "utf-16le", "utf8", "utf-8"];
+/** Node's `buffer.transcode`: text re-encoded; a character the target cannot hold becomes `?`. */
+export function transcode(source, fromEnc, toEnc) {
+  if (!(source instanceof Uint8Array)) throw errArgType("source", "an instance of Buffer or Uint8Array", source);
+  const from = String(fromEnc).toLowerCase(), to = String(toEnc).toLowerCase();
+  if (!TRANSCODINGS.includes(from) || !TRANSCODINGS.includes(to)) {
+    const error = new Error("Unable to transcode Buffer [U_ILLEGAL_ARGUMENT_ERROR]");
+    error.code = "U_ILLEGAL_ARGUMENT_ERROR";
+    throw error;
+  }
+  let text = Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString(from);
+  const max = to === "ascii" ? 0x7f : to === "latin1" || to === "binary" ? 0xff : Infinity;
+  if (max !== Infinity) text = [...text].map((ch) => (ch.codePointAt(0) > max ? "?" : ch)).join("");
+  return Buffer.from(text, to);
+}
+
 export default {
   Buffer, SlowBuffer, constants, kMaxLength, kStringMaxLength, atob, btoa, isAscii, isUtf8,
+  Blob, File, resolveObjectURL, transcode,
   // Settable like Node's require('buffer').INSPECT_MAX_BYTES.
   get INSPECT_MAX_BYTES() { return INSPECT_MAX_BYTES; },
   set INSPECT_MAX_BYTES(n) { INSPECT_MAX_BYTES = n; },

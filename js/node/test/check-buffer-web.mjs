@@ -328,9 +328,15 @@ check('isUtf8(ArrayBuffer)', mine.isUtf8(new Uint8Array([0xc3, 0xa9]).buffer), t
 check('isAscii(Uint16Array)', mine.isAscii(new Uint16Array([0x7f7f, 0x80])), nodeBuffer.isAscii(new Uint16Array([0x7f7f, 0x80])));
 check('constants', [typeof mine.constants.MAX_LENGTH, mine.constants.MAX_LENGTH === mine.kMaxLength,
   mine.constants.MAX_STRING_LENGTH > 0], ['number', true, true]);
-check('default export', Object.keys(mine.default).sort(),
-  ['Buffer', 'INSPECT_MAX_BYTES', 'SlowBuffer', 'atob', 'btoa', 'constants', 'isAscii', 'isUtf8', 'kMaxLength',
-    'kStringMaxLength']);
+check('default export', Object.keys(mine.default).sort(), Object.keys(nodeBuffer.default).sort());
+check('Blob and File are the globals', [mine.Blob === Blob, mine.File === File, mine.resolveObjectURL('blob:nodedata:x')],
+  [true, true, undefined]);
+for (const [text, from, to] of [['héllo€', 'utf8', 'latin1'], ['héllo€', 'utf8', 'ascii'], ['hé', 'utf8', 'ucs2'],
+  ['hé', 'latin1', 'utf8'], ['x', 'utf8', 'hex']]) {
+  const input = NB.from(text, from === 'latin1' ? 'latin1' : 'utf8');
+  check(`transcode ${from}->${to}`, run(() => mine.transcode(input, from, to)), run(() => nodeBuffer.transcode(input, from, to)));
+}
+check('transcode(string)', run(() => mine.transcode('x', 'utf8', 'ascii')), run(() => nodeBuffer.transcode('x', 'utf8', 'ascii')));
 check('methods', Object.getOwnPropertyNames(NB.prototype).filter((k) => typeof NB.prototype[k] === 'function' &&
   !(k in MB.prototype) && !['parent', 'offset'].includes(k)), []);
 
