@@ -65,6 +65,8 @@ async fn commonjs_dependency_from_node_modules() {
     load_all(&host, &["cjs-dep"]).await;
     let out = open(&host, open_request()).await.unwrap();
     assert_eq!(out["env"]["CJS"], ".TS! 1.0.0");
+    // Named exports that are reserved words in strict code, as Node's ESM import gives them.
+    assert_eq!(out["env"]["RESERVED"], "static class eval arguments");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -1,6 +1,10 @@
 // node:perf_hooks: the global `performance` (its clock, and User Timing with observers from
 // js/web/performance.js). Histograms and the event-loop delay monitor are not available in the
 // plugin host and fail naming the member.
+import {
+  PerformanceEntry, PerformanceMark, PerformanceMeasure, PerformanceObserver, PerformanceObserverEntryList,
+  PerformanceResourceTiming,
+} from "paseo:internal/web/performance";
 const unsupported = (member) => {
   throw new Error(`node:perf_hooks.${member} is not supported by the Paseo plugin host yet`);
 };
@@ -8,10 +12,6 @@ const unsupported = (member) => {
 export const performance = globalThis.performance;
 export const Performance = performance.constructor === Object ? function Performance() { unsupported("Performance"); } : performance.constructor;
 
-import {
-  PerformanceEntry, PerformanceMark, PerformanceMeasure, PerformanceObserver, PerformanceObserverEntryList,
-  PerformanceResourceTiming,
-} from "paseo:internal/web/performance";
 
 export {
   PerformanceEntry, PerformanceMark, PerformanceMeasure, PerformanceObserver, PerformanceObserverEntryList,

@@ -655,7 +655,7 @@ impl PluginModuleLoader {
     fn cjs_facade(&self, url: &ModuleSpecifier, path: &Path, text: &str) -> String {
         let mut names = Vec::new();
         self.collect_cjs_names(url, path, text, &mut names, 0);
-        names.retain(|n| n != "default" && is_identifier(n));
+        names.retain(|n| n != "default" && is_identifier_name(n));
         names.sort();
         names.dedup();
         let file = serde_json::to_string(&path.to_string_lossy()).unwrap();
@@ -664,8 +664,28 @@ impl PluginModuleLoader {
              const m = requireFile({file});\n\
              export default (m && m.__esModule && \"default\" in m) ? m.default : m;\n"
         );
+        // Each name is read into a local and exported under its own name: an export name may be
+        // any identifier name, reserved words included (express exports `static`), where a
+        // binding may not.
         if !names.is_empty() {
-            code.push_str(&format!("export const {{ {} }} = m;\n", names.join(", ")));
+            let locals: Vec<String> = (0..names.len())
+                .map(|i| format!("__paseo_export{i}"))
+                .collect();
+            let reads: Vec<String> = names
+                .iter()
+                .zip(&locals)
+                .map(|(name, local)| format!("{name}: {local}"))
+                .collect();
+            let exports: Vec<String> = names
+                .iter()
+                .zip(&locals)
+                .map(|(name, local)| format!("{local} as {name}"))
+                .collect();
+            code.push_str(&format!(
+                "const {{ {} }} = m;\nexport {{ {} }};\n",
+                reads.join(", "),
+                exports.join(", ")
+            ));
         }
         code
     }
@@ -728,51 +748,12 @@ fn node_relative(specifier: &str, referrer: &str) -> Option<String> {
     ))
 }
 
-fn is_identifier(s: &str) -> bool {
+/// An IdentifierName: what an export name and a property key in a destructuring may be,
+/// reserved words included.
+fn is_identifier_name(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_' || c == '$')
         && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-        && !matches!(
-            s,
-            "class"
-                | "function"
-                | "var"
-                | "let"
-                | "const"
-                | "new"
-                | "delete"
-                | "in"
-                | "enum"
-                | "export"
-                | "import"
-                | "return"
-                | "this"
-                | "typeof"
-                | "void"
-                | "with"
-                | "yield"
-                | "await"
-                | "break"
-                | "case"
-                | "catch"
-                | "continue"
-                | "debugger"
-                | "do"
-                | "else"
-                | "extends"
-                | "finally"
-                | "for"
-                | "if"
-                | "instanceof"
-                | "super"
-                | "switch"
-                | "throw"
-                | "try"
-                | "while"
-                | "null"
-                | "true"
-                | "false"
-        )
 }
 
 impl ModuleLoader for PluginModuleLoader {
