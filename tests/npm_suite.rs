@@ -36,7 +36,8 @@ async fn popular_packages_behave_as_on_node() {
     load_all(&host, &["npm-suite"]).await;
     let mut failures = Vec::new();
     for name in &names {
-        let node = under_node(&format!(
+        let node =
+            under_node(&format!(
             "const {{ probe }} = await import({:?});\nconsole.log(JSON.stringify(await probe()));",
             suite.join(format!("shared/{name}.mjs")).display().to_string(),
         ));

@@ -27,7 +27,10 @@ const SOURCES: &[(&str, &str)] = &[
     ("paseo:internal/web/encoding", js!("web/encoding.js")),
     ("paseo:internal/web/url", js!("web/url.js")),
     ("paseo:internal/web/performance", js!("web/performance.js")),
-    ("paseo:internal/web/intl_segmenter", js!("web/intl_segmenter.js")),
+    (
+        "paseo:internal/web/intl_segmenter",
+        js!("web/intl_segmenter.js"),
+    ),
     ("paseo:plugin", js!("plugin/index.js")),
     ("paseo:plugin/server", js!("plugin/server.js")),
     ("paseo:plugin/server/provider", js!("plugin/provider.js")),
