@@ -844,8 +844,8 @@ const joined = (chunks) => {
 };
 
 // Sign and Verify keep the data until sign()/verify() (aws-lc-rs hashes and signs in one step).
-export class Sign {
-  constructor(algorithm, options) {
+class SignatureBase {
+  constructor(algorithm) {
     validateString(algorithm, "algorithm");
     const hash = normHash(algorithm);
     if (!hash) throw nodeError(TypeError, "ERR_CRYPTO_INVALID_DIGEST", "Invalid digest");
@@ -855,23 +855,15 @@ export class Sign {
   update(data, inputEncoding) {
     return collect(this, data, inputEncoding);
   }
+}
+export class Sign extends SignatureBase {
   sign(privateKey, outputEncoding) {
     const { k, opts } = prepareAsymmetric(privateKey, "private");
     const sig = signWith(this[kAlgorithm], joined(this[kChunks]), k, opts);
     return output(new Uint8Array(sig), outputEncoding);
   }
 }
-export class Verify {
-  constructor(algorithm, options) {
-    validateString(algorithm, "algorithm");
-    const hash = normHash(algorithm);
-    if (!hash) throw nodeError(TypeError, "ERR_CRYPTO_INVALID_DIGEST", "Invalid digest");
-    Object.defineProperty(this, kAlgorithm, { value: hash });
-    Object.defineProperty(this, kChunks, { value: [], writable: true });
-  }
-  update(data, inputEncoding) {
-    return collect(this, data, inputEncoding);
-  }
+export class Verify extends SignatureBase {
   verify(object, signature, sigEncoding) {
     const { k, opts } = prepareAsymmetric(object, "public");
     const sig = typeof signature === "string" ? Buffer.from(signature, Buffer.isEncoding(sigEncoding) ? sigEncoding : "utf8") : viewOf(signature, "signature");
