@@ -344,7 +344,7 @@ async fn every_builtin_loads_on_first_use_through_get_builtin_module_and_require
         ("unknown", "undefined"),
         (
             "unsupported",
-            "process.getBuiltinModule(\"node:dgram\"): node:dgram is not supported by the Paseo plugin host yet",
+            "process.getBuiltinModule(\"node:cluster\"): node:cluster is not supported by the Paseo plugin host yet",
         ),
     ] {
         assert_eq!(env[key], want, "{key}: {env}");

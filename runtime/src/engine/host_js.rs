@@ -138,6 +138,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("node:crypto", js!("node/crypto.js")),
     ("node:child_process", js!("node/child_process.js")),
     ("node:net", js!("node/net.js")),
+    ("node:dgram", js!("node/dgram.js")),
     ("node:http", js!("node/http.js")),
     ("node:https", js!("node/https.js")),
     ("node:tls", js!("node/tls.js")),

@@ -41,6 +41,7 @@ pub const NODE_BUILTINS: &[&str] = &[
     "crypto",
     "child_process",
     "net",
+    "dgram",
     "http",
     "https",
     "tls",
@@ -74,7 +75,6 @@ pub const NODE_BUILTINS: &[&str] = &[
 /// Node builtins that exist in Node but not (yet) here: importing one fails with a clear error.
 const NODE_UNSUPPORTED: &[&str] = &[
     "cluster",
-    "dgram",
     "domain",
     "inspector",
     "repl",

@@ -3,6 +3,7 @@
 
 pub mod child_process;
 pub mod crypto;
+mod dgram;
 pub mod fetch;
 mod fs;
 mod fs_watch;
@@ -343,6 +344,7 @@ pub fn extensions() -> Vec<deno_core::Extension> {
         crypto::paseo_crypto::init(),
         child_process::paseo_child_process::init(),
         net::paseo_net::init(),
+        dgram::paseo_dgram::init(),
         fetch::paseo_fetch::init(),
         sqlite::paseo_sqlite::init(),
         zlib::paseo_zlib::init(),
