@@ -5,12 +5,13 @@ use paseo_plugin_runtime::host::{ProvidedKind, UsageCall};
 use paseo_plugin_runtime::ProvideError;
 use serde_json::{json, Value};
 
-use super::{provider, Daemon};
+use super::providers::scripted;
+use super::Daemon;
 
 impl Daemon {
     /// `paseo provider ls`: the built-in providers, then the plugins' ones with their plugin.
     pub fn provider_list(&self) -> Value {
-        let mut out: Vec<Value> = provider::PROVIDERS
+        let mut out: Vec<Value> = scripted::PROVIDERS
             .iter()
             .map(|(id, mcp)| json!({ "id": id, "label": id, "plugin": null, "builtin": true, "mcp": mcp }))
             .collect();

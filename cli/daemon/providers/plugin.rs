@@ -13,30 +13,25 @@ use paseo_plugin_runtime::host::ProvidedKind;
 use paseo_plugin_runtime::{ProviderConnection, ProviderEvent, ProviderHandle};
 use serde_json::{json, Value};
 
-use super::store::AgentRecord;
-use super::{cleared, Daemon, Launch};
+use crate::daemon::model::{cleared, Launch, TurnEnd};
+use crate::daemon::store::AgentRecord;
+use crate::daemon::Daemon;
 
 /// Longest a provider may stay silent during a turn before the turn fails (it may be waiting
 /// for a permission answer: that does not count). `PASEO_PROVIDER_IDLE_MS` overrides it.
-pub const IDLE: Duration = Duration::from_secs(10 * 60);
+const IDLE: Duration = Duration::from_secs(10 * 60);
 
 /// What a permission request the provider resolved itself is resolved with.
 const RESOLVED_BY_PROVIDER: &str = "Resolved by the provider";
 
 /// One agent's session with its plugin provider.
-pub struct Session {
-    pub plugin: String,
-    pub provider: String,
+pub(in crate::daemon) struct Session {
+    plugin: String,
+    provider: String,
     session_id: String,
     handle: ProviderHandle,
     /// The connection's events; a turn holds them while it runs.
     events: tokio::sync::Mutex<paseo_plugin_runtime::providers::ProviderEvents>,
-}
-
-/// How a turn of a plugin provider ended, when it did not complete.
-pub enum TurnEnd {
-    Failed(String),
-    Canceled(String),
 }
 
 fn idle() -> Duration {
@@ -48,7 +43,7 @@ fn idle() -> Duration {
 }
 
 /// Whether a plugin provides agent provider `id`.
-pub fn is_plugin_provider(daemon: &Daemon, id: &str) -> bool {
+pub(in crate::daemon) fn is_plugin_provider(daemon: &Daemon, id: &str) -> bool {
     daemon
         .host
         .provided(ProvidedKind::Provider)
@@ -89,7 +84,7 @@ fn mcp_servers(launch: &Launch) -> Value {
 
 /// Connects to the agent's provider and opens its session with the launch; waits for the
 /// provider to report the session open (or failed) within the plugin's call limit.
-pub async fn open(
+pub(in crate::daemon) async fn open(
     daemon: &Arc<Daemon>,
     agent: &AgentRecord,
     launch: &Launch,
@@ -180,7 +175,7 @@ pub async fn open(
 }
 
 /// Closes the agent's provider session, if it has one (`session.close`, then the connection).
-pub async fn close(daemon: &Daemon, agent_id: &str) {
+pub(in crate::daemon) async fn close(daemon: &Daemon, agent_id: &str) {
     let Some(session) = daemon.plugin_sessions.lock().unwrap().remove(agent_id) else {
         return;
     };
@@ -190,7 +185,7 @@ pub async fn close(daemon: &Daemon, agent_id: &str) {
 }
 
 /// Asks the provider to stop the running turn (best effort: the daemon stops waiting anyway).
-pub async fn interrupt(daemon: &Daemon, agent_id: &str) {
+pub(in crate::daemon) async fn interrupt(daemon: &Daemon, agent_id: &str) {
     let session = daemon
         .plugin_sessions
         .lock()
@@ -233,7 +228,7 @@ async fn session(daemon: &Arc<Daemon>, record: &AgentRecord) -> Result<Arc<Sessi
 }
 
 /// One turn: the prompt, then the provider's events until the turn ends.
-pub async fn run_turn(
+pub(in crate::daemon) async fn run_turn(
     daemon: &Arc<Daemon>,
     record: &AgentRecord,
     text: &str,

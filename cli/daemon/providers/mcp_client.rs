@@ -12,9 +12,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use serde_json::Value;
 
-use super::Daemon;
+use crate::daemon::Daemon;
 
-pub async fn call(
+pub(super) async fn call(
     daemon: &Arc<Daemon>,
     agent_id: &str,
     name: &str,

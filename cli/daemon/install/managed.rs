@@ -1,19 +1,19 @@
-//! Installing, updating and removing plugins from managed sources (sources.rs fetches them):
+//! Installing, updating and removing plugins from managed sources (`sources` fetches them):
 //! the daemon's side, with the config, `plugins/sources.json` and the running plugin kept
 //! consistent whatever fails.
 
 use std::path::{Path, PathBuf};
 
-use paseo_plugin_runtime::host::manifest::{check_plugin_id, Manifest};
+use paseo_plugin_runtime::host::manifest::check_plugin_id;
 use serde_json::{json, Value};
 
 use super::sources::{self, Fetched, Source, SourceRecord, Target};
-use super::store::PluginConfig;
-use super::{run_build, Daemon};
+use crate::daemon::store::PluginConfig;
+use crate::daemon::Daemon;
 
 impl Daemon {
     /// `$PASEO_HOME/plugins`: the managed plugins' trees and `sources.json`.
-    pub(crate) fn plugins_dir(&self) -> PathBuf {
+    pub(in crate::daemon) fn plugins_dir(&self) -> PathBuf {
         self.store.home.join("plugins")
     }
 
@@ -44,7 +44,7 @@ impl Daemon {
     }
 
     /// Deletes a managed plugin's tree and its record (nothing for a directory source).
-    pub(crate) fn forget_managed(&self, id: &str) -> Result<(), String> {
+    pub(in crate::daemon) fn forget_managed(&self, id: &str) -> Result<(), String> {
         let plugins = self.plugins_dir();
         let mut records = sources::read_records(&plugins);
         if records.remove(id).is_some() {
@@ -97,10 +97,10 @@ impl Daemon {
         )
     }
 
-    /// Checks the fetched plugin (manifest, ID, requirements), builds it, places it and starts
-    /// it; `replacing`: the configured plugin an update replaces. Returns the ID and the placed
-    /// plugin folder. On failure the placed tree is removed again (the staging folder is the
-    /// caller's).
+    /// Checks the fetched plugin (manifest, ID, requirements), builds it (`check_and_build`),
+    /// places it and starts it; `replacing`: the configured plugin an update replaces. Returns
+    /// the ID and the placed plugin folder. On failure the placed tree is removed again (the
+    /// staging folder is the caller's).
     async fn prepare_and_start(
         &self,
         fetched: &Fetched,
@@ -108,19 +108,10 @@ impl Daemon {
         replacing: Option<&str>,
         progress: &(dyn Fn(String) + Sync),
     ) -> Result<(String, PathBuf), String> {
-        let manifest = Manifest::read(&fetched.plugin_dir)?;
-        let id = replacing
-            .or(id)
-            .map(str::to_string)
-            .unwrap_or(manifest.id.clone());
-        check_plugin_id(&id)?;
-        if replacing.is_none() && self.config.lock().unwrap().plugins.contains_key(&id) {
-            return Err(format!(
-                "Plugin ID \"{id}\" is already configured; choose another ID with --id"
-            ));
-        }
-        manifest.check_requirements(&id, Some(paseo_plugin_runtime::PASEO_VERSION))?;
-        run_build(&fetched.plugin_dir, &manifest, &id, progress).await?;
+        let id = self
+            .check_and_build(&fetched.plugin_dir, id, replacing, progress)
+            .await
+            .map_err(|unprepared| unprepared.error)?;
         let path = sources::place(&self.plugins_dir(), &id, fetched)?;
         let root = sources::version_root(&self.plugins_dir(), &id, &path);
         let discard = || {

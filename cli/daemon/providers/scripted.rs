@@ -14,81 +14,28 @@
 //! | anything else | replies `RETRY_OK` to "Try again.", otherwise `ok: <line>` |
 //!
 //! Providers `scripted`, `codex` and `claude` support MCP servers; `plain` does not. Any other
-//! provider is a plugin's (`plugin_provider`), and its turns run there.
+//! provider is a plugin's (`plugin`), and its turns run there.
 
 use std::sync::Arc;
 
-use paseo_plugin_runtime::hooks::types::*;
 use serde_json::{json, Value};
 
-use super::plugin_provider::TurnEnd;
-use super::store::AgentRecord;
-use super::{hook_agent, Daemon};
+use crate::daemon::store::AgentRecord;
+use crate::daemon::Daemon;
 
-pub const PROVIDERS: &[(&str, bool)] = &[
+pub(in crate::daemon) const PROVIDERS: &[(&str, bool)] = &[
     ("scripted", true),
     ("codex", true),
     ("claude", true),
     ("plain", false),
 ];
 
-pub fn is_known(provider: &str) -> bool {
+pub(in crate::daemon) fn is_known(provider: &str) -> bool {
     PROVIDERS.iter().any(|(p, _)| *p == provider)
 }
 
-pub fn supports_mcp(provider: &str) -> bool {
+pub(in crate::daemon) fn supports_mcp(provider: &str) -> bool {
     PROVIDERS.iter().any(|(p, mcp)| *p == provider && *mcp)
-}
-
-pub async fn run_turn(daemon: Arc<Daemon>, record: AgentRecord, text: String, turn_id: String) {
-    daemon.host.notify::<AgentTurnBefore>(TurnStartEvent {
-        agent: hook_agent(&record),
-        turn_id: Some(turn_id.clone()),
-    });
-    daemon.say(format!(
-        "agent {} turn {turn_id} started: {text:?}",
-        record.id
-    ));
-    let steps = if is_known(&record.provider) {
-        run_steps(&daemon, &record, &text)
-            .await
-            .map_err(TurnEnd::Failed)
-    } else {
-        super::plugin_provider::run_turn(&daemon, &record, &text).await
-    };
-    let outcome = match steps {
-        Ok(()) => TurnOutcome::Completed,
-        Err(TurnEnd::Canceled(reason)) => {
-            daemon.push_timeline(&record.id, json!({ "type": "error", "message": reason }));
-            daemon.resolve_permissions(&record.id, None, &super::cleared("Turn canceled"));
-            TurnOutcome::Canceled { reason }
-        }
-        Err(TurnEnd::Failed(message)) => {
-            daemon.push_timeline(&record.id, json!({ "type": "error", "message": message }));
-            // As Paseo's daemon: a failed turn clears the requests still pending.
-            daemon.resolve_permissions(&record.id, None, &super::cleared("Turn failed"));
-            TurnOutcome::Failed {
-                error: TurnError {
-                    message,
-                    code: None,
-                },
-            }
-        }
-    };
-    daemon.say(format!(
-        "agent {} turn {turn_id} {}",
-        record.id,
-        serde_json::to_value(&outcome).unwrap()["kind"]
-            .as_str()
-            .unwrap_or_default()
-    ));
-    daemon.finish_turn(&record.id);
-    daemon.host.notify::<AgentTurnAfter>(TurnEndEvent {
-        agent: hook_agent(&record),
-        turn_id: Some(turn_id),
-        outcome,
-        timeline: vec![],
-    });
 }
 
 fn reply(daemon: &Daemon, agent: &str, text: &str) {
@@ -96,7 +43,11 @@ fn reply(daemon: &Daemon, agent: &str, text: &str) {
     daemon.say(format!("agent {agent} says {text:?}"));
 }
 
-async fn run_steps(daemon: &Arc<Daemon>, record: &AgentRecord, text: &str) -> Result<(), String> {
+pub(in crate::daemon) async fn run_steps(
+    daemon: &Arc<Daemon>,
+    record: &AgentRecord,
+    text: &str,
+) -> Result<(), String> {
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let (step, rest) = line.split_once(' ').unwrap_or((line, ""));
         match step {
