@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::Value;
 
 pub(crate) const USAGE: &str = "\
@@ -78,6 +78,19 @@ $PASEO_HOME/plugin-settings ($PASEO_HOME defaults to ~/.paseo).
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+impl Cli {
+    /// The process's arguments. `--version` also names the JavaScript engine this binary runs
+    /// ("paseo 0.1.0 (V8 15.0.…)"), which is known only at run time.
+    pub fn from_env() -> Cli {
+        let engine = paseo_plugin_runtime::engine::backend::describe();
+        let version = format!("{} ({engine})", env!("CARGO_PKG_VERSION"));
+        let matches = Cli::command()
+            .version(&*Box::leak(version.into_boxed_str()))
+            .get_matches();
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
 }
 
 #[derive(Subcommand, Debug)]

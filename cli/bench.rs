@@ -138,11 +138,7 @@ pub async fn run(args: &crate::args::BenchArgs) -> Result<ExitCode, String> {
     fields.insert("host".into(), json!("paseo-embedded"));
     fields.insert(
         "engine".into(),
-        json!(if cfg!(feature = "v8") {
-            "v8"
-        } else {
-            "quickjs"
-        }),
+        json!(paseo_plugin_runtime::engine::backend::NAME),
     );
     fields.insert("plugins".into(), json!(o.plugins));
     fields.insert("bytecode_cache".into(), json!(bytecode_cache));

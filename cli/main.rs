@@ -15,7 +15,7 @@ mod throwaway;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::CommandFactory;
 
 use args::{Cli, Command, DaemonCommand, USAGE};
 
@@ -26,7 +26,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     // A usage error (exit 2), `--help` or `--version` (exit 0) ends here, before a daemon is
     // asked anything.
-    let Some(command) = Cli::parse().command else {
+    let Some(command) = Cli::from_env().command else {
         print!("{USAGE}");
         return ExitCode::SUCCESS;
     };

@@ -25,13 +25,31 @@ fn assert_no_daemon_asked(out: &Output) {
 }
 
 #[test]
-fn version_prints_the_crate_version() {
+fn version_prints_the_crate_version_and_the_engine() {
+    let engine = if cfg!(feature = "v8") {
+        "V8 "
+    } else {
+        "QuickJS-NG (v8x, V8's API over QuickJS)"
+    };
     for flag in ["--version", "-V"] {
         let out = paseo(&[flag]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-        assert_eq!(
-            text(&out.stdout).trim(),
-            format!("paseo {}", env!("CARGO_PKG_VERSION"))
+        let line = text(&out.stdout);
+        let prefix = format!("paseo {} ({engine}", env!("CARGO_PKG_VERSION"));
+        assert!(
+            line.starts_with(&prefix),
+            "{line:?} should start {prefix:?}"
+        );
+        assert!(line.trim_end().ends_with(')'), "{line:?}");
+    }
+    if cfg!(feature = "v8") {
+        // A version of V8 itself ("15.0.245.4-rusty"), not the crate's.
+        let line = text(&paseo(&["--version"]).stdout);
+        let v8 = line.split("(V8 ").nth(1).unwrap();
+        let numbers: Vec<&str> = v8.split('.').take(3).collect();
+        assert!(
+            numbers.len() == 3 && numbers.iter().all(|p| p.parse::<u32>().is_ok()),
+            "{line:?}"
         );
     }
 }

@@ -9,6 +9,7 @@
 //! budget), and the heap cap is enforced by the near-heap-limit callback and, for buffers ops
 //! return, by `budget`.
 
+pub mod backend;
 pub(crate) mod budget;
 pub mod bytecode_cache;
 pub mod code_cache;
