@@ -18,7 +18,10 @@ object: cold_start_ms_per_plugin, rss_kb_per_plugin, before_rtt_us_p50/p99 (200 
 then M waiting-hook calls on the first copy), events_per_s (K agent.turn.before
 notifications fired together as the daemon fires them, until all are settled),
 run_hook_events_per_s (the same as K awaited run_hook calls in their own tasks), reload_ms
-(median of 10 reloads of the first copy).
+(median of 10 reloads of the first copy), chain_rtt_us_p50/p99 and chain_us_per_plugin_p50
+(one request through all N copies in plugin-ID order, as a daemon runs a waiting hook; M
+requests, at most 200,000/N, after 200 unmeasured), rss_kb_process (the whole process after
+the loads).
 The host keeps a standby isolate as the daemon does (each load or reload binds the isolate
 booted ahead, then the next one boots); timings start once it is ready. --no-standby boots
 every isolate on demand. --spin-us sets HostOptions::spin (0: threads sleep at once).
@@ -196,16 +199,31 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
     let rss_after = rss_kb();
     let heap_kb = host.heap_size(&ids[0]).await.unwrap_or(0) / 1024;
     let first = &ids[0];
-    // host.mjs talks to its first child only; run_hook reaches every subscriber, so the other
-    // copies leave before the latency runs.
-    for id in &ids[1..] {
-        host.stop(id).await.map_err(|e| e.to_string())?;
-    }
-
     let request = json!({ "agentId": "agent-123", "workspaceId": "workspace-456", "provider": "codex", "cwd": "/projects/shop",
         "title": "Workspace notes", "labels": { "notes/enabled": "true", "tools": "on" }, "tools": [], "mcpServers": {}, "reason": "resume",
         "purpose": "interactive", "env": { "COMPANY_ENV": "development" } });
     let open = OpenContext::default();
+
+    // The chain: one request through all N copies in plugin-ID order, as a daemon with N
+    // plugins on this hook runs it (scripts/node-chain.mjs does the same with N children).
+    // At most 200,000 plugin calls, so N = 50 stays a few seconds.
+    let chain_runs = o.iterations.min(200_000 / o.plugins.max(1)).max(50);
+    let mut chain = Vec::with_capacity(chain_runs);
+    for i in 0..(200 + chain_runs) {
+        let s = Instant::now();
+        host.run_hook(&o.hook, request.clone(), &open)
+            .await
+            .map_err(|e| e.to_string())?;
+        if i >= 200 {
+            chain.push(s.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    // host.mjs talks to its first child only; run_hook reaches every subscriber, so the other
+    // copies leave before the single-plugin latency runs.
+    for id in &ids[1..] {
+        host.stop(id).await.map_err(|e| e.to_string())?;
+    }
+
     for _ in 0..200 {
         host.run_hook(&o.hook, request.clone(), &open)
             .await
@@ -309,6 +327,10 @@ async fn measure(host: &Arc<PluginHost>, o: &Options, manifest_id: &str) -> Resu
         "rss_kb_process": rss_after,
         // The first plugin's JS heap, part of its rss_kb_per_plugin.
         "js_heap_kb_per_plugin": heap_kb,
+        // One request through all N plugins (N = 1: the same as before_rtt_us_*).
+        "chain_rtt_us_p50": round(pct(&chain, 0.5), 1),
+        "chain_rtt_us_p99": round(pct(&chain, 0.99), 1),
+        "chain_us_per_plugin_p50": round(pct(&chain, 0.5) / o.plugins as f64, 1),
         "before_rtt_us_p50": round(pct(&lat, 0.5), 1),
         "before_rtt_us_p99": round(pct(&lat, 0.99), 1),
         // The tail in more detail (host.mjs prints p50 and p99 only).

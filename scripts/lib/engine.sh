@@ -74,7 +74,8 @@ engine_cargo() {
     # No archive: the crate downloads its prebuilt one (an empty RUSTY_V8_ARCHIVE would be read
     # as the path "").
     local archive=(-u RUSTY_V8_ARCHIVE)
-    [ -z "${V8_ARCHIVE:-}" ] || archive=("RUSTY_V8_ARCHIVE=$V8_ARCHIVE")
+    local chosen=${V8_ARCHIVE:-${PASEO_ENGINE_V8_ARCHIVE:-}}
+    [ -z "$chosen" ] || archive=("RUSTY_V8_ARCHIVE=$chosen")
     env "${archive[@]}" CARGO_TARGET_DIR="${V8_TARGET_DIR:-$engine_repo/target/v8}" cargo "$sub" "$@"
   else
     CARGO_TARGET_DIR=${QUICKJS_TARGET_DIR:-$engine_repo/target} \
