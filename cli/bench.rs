@@ -11,25 +11,6 @@ use paseo_plugin_runtime::host::manifest::Manifest;
 use paseo_plugin_runtime::{HostOptions, OpenContext, PluginHost};
 use serde_json::{json, Value};
 
-/// `paseo bench --help`: what the bench measures (the synopsis is clap's).
-pub(crate) const ABOUT: &str = "\
-Loads N copies of the plugin (ids <manifest-id>-<i>) into one host and prints one JSON
-object: cold_start_ms_per_plugin, rss_kb_per_plugin, before_rtt_us_p50/p99 (200 warm-up
-then M waiting-hook calls on the first copy), events_per_s (K agent.turn.before
-notifications fired together as the daemon fires them, until all are settled),
-run_hook_events_per_s (the same as K awaited run_hook calls in their own tasks), reload_ms
-(median of 10 reloads of the first copy), chain_rtt_us_p50/p99 and chain_us_per_plugin_p50
-(one request through all N copies in plugin-ID order, as a daemon runs a waiting hook; M
-requests, at most 200,000/N, after 200 unmeasured), rss_kb_process (the whole process after
-the loads).
-The host keeps a standby isolate as the daemon does (each load or reload binds the isolate
-booted ahead, then the next one boots); timings start once it is ready. --no-standby boots
-every isolate on demand. --spin-us sets HostOptions::spin (0: threads sleep at once).
---snapshot-cache (V8) keeps the startup snapshot in DIR, as the daemon does in its home:
-the first run makes and writes it, later runs read it; without it each run makes it.
-Defaults: N=1, M=2000, K=5000, HOOK=agent.open.before, bytecode cache off, snapshot made
-in memory, spin 100 µs.";
-
 #[derive(Clone)]
 struct Options {
     plugin: PathBuf,

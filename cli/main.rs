@@ -12,12 +12,12 @@ mod output;
 mod scaffold;
 mod throwaway;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::CommandFactory;
 
 use args::{Cli, Command, DaemonCommand, USAGE};
+use daemon::home::paseo_home;
 
 /// The daemon's threads hand memory to one another on every call; see Cargo.toml.
 #[global_allocator]
@@ -87,13 +87,4 @@ fn completions(shell: clap_complete::Shell) -> Result<ExitCode, String> {
     clap_complete::generate(shell, &mut Cli::command(), "paseo", &mut script);
     let _ = std::io::stdout().write_all(&script);
     Ok(ExitCode::SUCCESS)
-}
-
-/// `$PASEO_HOME` (default `~/.paseo`), the daemon's home.
-fn paseo_home() -> PathBuf {
-    std::env::var_os("PASEO_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/".into())).join(".paseo")
-        })
 }

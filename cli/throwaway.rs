@@ -14,7 +14,7 @@ use paseo_plugin_runtime::{
 use serde_json::{json, Value};
 
 use crate::args::{HookCommand, HostFlags, RpcCommand, ToolCommand};
-use crate::paseo_home;
+use crate::daemon::home::paseo_home;
 
 /// The throwaway host: plugin logs and SDK calls on stderr, an in-memory daemon.
 fn stderr_logs() -> HostOptions {

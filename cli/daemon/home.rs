@@ -1,4 +1,5 @@
-//! What the daemon claims before it touches anything in `$PASEO_HOME`: an exclusive lock, so a
+//! Where the daemon's home is ([`paseo_home`]; the throwaway host keeps its caches there too),
+//! and what the daemon claims before it touches anything in it: an exclusive lock, so a
 //! second daemon on the same home stops before it loads a plugin or runs a hook, and a file
 //! descriptor limit raised to the hard limit, so sockets and plugin files do not run out at the
 //! default 1,024.
@@ -7,7 +8,16 @@ use std::fs::File;
 use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// `$PASEO_HOME` (default `~/.paseo`), the daemon's home.
+pub fn paseo_home() -> PathBuf {
+    std::env::var_os("PASEO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/".into())).join(".paseo")
+        })
+}
 
 /// Held for the daemon's lifetime; the kernel drops the lock when the process ends, however it
 /// ends, so a crash never leaves a stale lock behind.

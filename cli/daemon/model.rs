@@ -1,7 +1,8 @@
 //! The types the daemon's jobs share, kept below them all so that agents, turns, permissions
 //! and providers depend on these rather than on one another: what an agent was launched with,
 //! its live session, a pending permission request, why a turn is interrupted and how a
-//! provider's turn ended; and what hooks see of an agent.
+//! provider's turn ended; what hooks see of an agent; and why no plugin runs while plugins are
+//! off (`plugins` lists it, `install` reports it).
 
 use std::collections::BTreeMap;
 
@@ -11,6 +12,9 @@ use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
 use super::store::AgentRecord;
+
+/// Why no plugin runs while the global switch is off, and how to turn it on.
+pub(super) const PLUGINS_OFF: &str = "plugins are turned off (\"pluginsEnabled\": false in config.json); run `paseo plugins enable` to turn them on";
 
 /// A live agent session: what the provider was launched with.
 #[derive(Debug, Clone, Default, serde::Serialize)]

@@ -11,11 +11,9 @@ use paseo_plugin_runtime::PluginStatus;
 use serde_json::{json, Value};
 
 use super::install::sources;
+use super::model::PLUGINS_OFF;
 use super::store::PluginConfig;
 use super::Daemon;
-
-/// Why no plugin runs while the global switch is off, and how to turn it on.
-pub(super) const PLUGINS_OFF: &str = "plugins are turned off (\"pluginsEnabled\": false in config.json); run `paseo plugins enable` to turn them on";
 
 impl Daemon {
     pub(super) async fn start_plugins(&self) {

@@ -12,7 +12,7 @@ use std::path::Path;
 use paseo_plugin_runtime::host::manifest::{check_plugin_id, Manifest};
 use serde_json::{json, Value};
 
-use super::plugins::PLUGINS_OFF;
+use super::model::PLUGINS_OFF;
 use super::store::PluginConfig;
 use super::Daemon;
 
