@@ -121,7 +121,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::engine::{ActorState, PluginShared, Watchdog};
+    use crate::engine::watchdog::Watchdog;
+    use crate::engine::{ActorState, PluginShared};
     use crate::logs::LogTail;
 
     // No op panics through the public API any more (the last one, spawnSync's timeout past what
