@@ -119,6 +119,10 @@ pub enum Command {
     Daemon {
         #[command(subcommand)]
         command: Option<DaemonCommand>,
+        /// Also serves the plugins' stats to Prometheus at http://ADDR/metrics (loopback only;
+        /// each request needs `Authorization: Bearer` and the token in $PASEO_HOME/metrics.token)
+        #[arg(long, value_name = "127.0.0.1:PORT")]
+        metrics: Option<std::net::SocketAddr>,
     },
     /// The whole mission in a temporary home, as a readable trace
     Demo,
@@ -351,6 +355,19 @@ first (--yes answers for scripts).")]
         /// Goes on printing new lines
         #[arg(long)]
         follow: bool,
+    },
+    /// Prints what each plugin costs: heap, CPU, calls, errors, latency
+    #[command(long_about = "\
+Prints what each plugin costs: its state and uptime, heap in use and its cap, CPU time of its
+isolate's thread, and its calls by kind and name (hook, RPC method, tool, daemon event,
+provider call) with their count, errors, timeouts and latency from queued to answered (p50 and
+p99 over each name's latest 1,024 calls, max over all). Counts start with the daemon and survive
+reloads. With ID, one plugin and a line per kind of call.")]
+    Stats {
+        id: Option<String>,
+        /// Prints again every second until interrupted (with --json: a JSON line each time)
+        #[arg(long)]
+        watch: bool,
     },
     /// Creates a plugin to start from in DIR
     Init {

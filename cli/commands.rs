@@ -12,7 +12,7 @@ use crate::args::{
     SwitchCommand, UsageCommand, WorkspaceCommand,
 };
 use crate::daemon::{control, Daemon};
-use crate::output::{cell, done, print_agent, provided_table, table};
+use crate::output::{cell, done, print_agent, print_stats, provided_table, table};
 
 fn key_values(items: &[String]) -> Result<Value, String> {
     let mut map = serde_json::Map::new();
@@ -25,11 +25,19 @@ fn key_values(items: &[String]) -> Result<Value, String> {
     Ok(Value::Object(map))
 }
 
-/// `paseo daemon [stop]`: runs the daemon in the foreground until `paseo daemon stop`.
-pub async fn daemon(home: &Path, stop: bool) -> Result<ExitCode, String> {
+/// `paseo daemon [stop] [--metrics ADDR]`: runs the daemon in the foreground until `paseo
+/// daemon stop`.
+pub async fn daemon(
+    home: &Path,
+    stop: bool,
+    metrics: Option<std::net::SocketAddr>,
+) -> Result<ExitCode, String> {
     if stop {
         control::request(home, "daemon.stop", json!({})).await?;
         return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(addr) = metrics {
+        crate::daemon::metrics::check(addr)?;
     }
     let daemon = Daemon::start(home.to_path_buf()).await?;
     eprintln!(
@@ -37,6 +45,20 @@ pub async fn daemon(home: &Path, stop: bool) -> Result<ExitCode, String> {
         control::socket_path(home).display(),
         home.display()
     );
+    if let Some(addr) = metrics {
+        let served = crate::daemon::metrics::serve(daemon.clone(), home, addr).await;
+        let (bound, token) = match served {
+            Ok(served) => served,
+            Err(e) => {
+                daemon.shutdown().await;
+                return Err(e);
+            }
+        };
+        eprintln!(
+            "paseo daemon: metrics on http://{bound}/metrics (bearer token in {})",
+            token.display()
+        );
+    }
     let serve = control::serve(daemon.clone());
     tokio::select! {
         result = serve => result?,
@@ -251,6 +273,27 @@ pub async fn plugin(
                         .collect(),
                 )
             })
+        }
+        PluginCommand::Stats { id, watch } => {
+            let params = json!({ "id": id });
+            if !watch {
+                let result = control::request(home, "plugin.stats", params).await;
+                return Ok(done(result, json_out, |v| print_stats(v, id.is_some())));
+            }
+            loop {
+                let stats = control::request(home, "plugin.stats", params.clone()).await?;
+                if json_out {
+                    println!("{stats}");
+                } else {
+                    // Clears the terminal and prints the table from its top-left corner.
+                    print!("\x1b[2J\x1b[H");
+                    print_stats(&stats, id.is_some());
+                }
+                tokio::select! {
+                    () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+                    _ = tokio::signal::ctrl_c() => break ExitCode::SUCCESS,
+                }
+            }
         }
         PluginCommand::Init { dir, id } => crate::scaffold::init(&dir, id.as_deref())?,
         PluginCommand::Types { dir } => crate::scaffold::types(&dir)?,

@@ -118,3 +118,143 @@ pub fn provided_table(v: &Value, first: &str) {
         .map(|r| vec![cell(&r["id"]), cell(&r["label"]), cell(&r["plugin"])]);
     table(&[first, "LABEL", "PLUGIN"], rows.collect())
 }
+
+/// `paseo plugin stats`: a row per plugin, or (`detail`) one plugin and a row per kind of call.
+pub fn print_stats(v: &Value, detail: bool) {
+    let rows = v.as_array().cloned().unwrap_or_default();
+    let calls = |r: &Value, field: &str| -> u64 {
+        r["calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c[field].as_u64())
+            .sum()
+    };
+    if !detail {
+        table(
+            &[
+                "PLUGIN", "STATUS", "ENGINE", "UPTIME", "HEAP", "CPU", "CALLS", "ERRORS",
+                "TIMEOUTS", "RELOADS",
+            ],
+            rows.iter()
+                .map(|r| {
+                    vec![
+                        cell(&r["id"]),
+                        cell(&r["status"]),
+                        cell(&r["engine"]),
+                        r["uptime_ms"].as_u64().map_or("-".into(), uptime),
+                        heap(r),
+                        format!("{:.0} ms", r["cpu_ms"].as_f64().unwrap_or(0.0)),
+                        calls(r, "count").to_string(),
+                        calls(r, "errors").to_string(),
+                        calls(r, "timeouts").to_string(),
+                        cell(&r["reloads"]),
+                    ]
+                })
+                .collect(),
+        );
+        return;
+    }
+    for r in &rows {
+        println!(
+            "plugin         {} ({}, {})",
+            cell(&r["id"]),
+            cell(&r["status"]),
+            cell(&r["engine"])
+        );
+        println!(
+            "uptime         {}, reloaded {} times",
+            r["uptime_ms"].as_u64().map_or("-".into(), uptime),
+            cell(&r["reloads"])
+        );
+        let mib = |field: &str| {
+            r[field]
+                .as_u64()
+                .map_or("-".into(), |b| format!("{:.1} MiB", b as f64 / 1048576.0))
+        };
+        println!(
+            "heap           {} in use, {} allocated, stopped at {}",
+            mib("heap_used_bytes"),
+            mib("heap_total_bytes"),
+            mib("heap_limit_bytes")
+        );
+        println!(
+            "cpu            {:.0} ms",
+            r["cpu_ms"].as_f64().unwrap_or(0.0)
+        );
+        let n = &r["notifications"];
+        println!(
+            "notifications  {} delivered, {} held during reloads, {} dropped",
+            cell(&n["delivered"]),
+            cell(&n["held"]),
+            cell(&n["dropped"])
+        );
+        table(
+            &[
+                "KIND",
+                "NAME",
+                "CALLS",
+                "ERRORS",
+                "TIMEOUTS",
+                "CANCELLED",
+                "P50",
+                "P99",
+                "MAX",
+            ],
+            r["calls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| {
+                    let us = |f: &str| micros(c[f].as_u64().unwrap_or(0));
+                    vec![
+                        cell(&c["kind"]),
+                        match c["name"].as_str() {
+                            Some("") | None => "-".into(),
+                            Some(name) => name.to_string(),
+                        },
+                        cell(&c["count"]),
+                        cell(&c["errors"]),
+                        cell(&c["timeouts"]),
+                        cell(&c["cancelled"]),
+                        us("p50_us"),
+                        us("p99_us"),
+                        us("max_us"),
+                    ]
+                })
+                .collect(),
+        );
+    }
+}
+
+/// "3.1 / 512 MiB": the heap in use and the plugin's cap; "-" when it is not running.
+fn heap(r: &Value) -> String {
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    match r["heap_used_bytes"].as_u64() {
+        Some(used) => format!(
+            "{:.1} / {:.0} MiB",
+            mib(used),
+            mib(r["heap_limit_bytes"].as_u64().unwrap_or(0))
+        ),
+        None => "-".into(),
+    }
+}
+
+/// "42 µs", "1.3 ms", "2.0 s".
+fn micros(us: u64) -> String {
+    match us {
+        0..1_000 => format!("{us} µs"),
+        1_000..1_000_000 => format!("{:.1} ms", us as f64 / 1e3),
+        _ => format!("{:.1} s", us as f64 / 1e6),
+    }
+}
+
+/// "12s", "3m04s", "2h05m".
+fn uptime(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, s / 60 % 60),
+    }
+}

@@ -857,3 +857,164 @@ fn titles_and_env_follow_the_documented_limits_and_lifetimes() {
     let reloaded = daemon.cli(&["agent", "reload", id]);
     assert_eq!(reloaded["launch"]["env"].get("ONCE"), None);
 }
+
+#[test]
+fn plugin_stats_show_what_each_plugin_costs() {
+    let work = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(&[example("lifecycle-logger"), fixture("stats")]);
+    daemon.cli(&["agent", "create", "--cwd", work.path().to_str().unwrap()]);
+    wait_for_hooks(&daemon, 1);
+
+    let all = daemon.cli(&["plugin", "stats"]);
+    let ids: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["lifecycle-logger", "stats"]);
+
+    let one = daemon.cli(&["plugin", "stats", "lifecycle-logger"]);
+    let r = &one[0];
+    assert_eq!(r["status"], "running");
+    assert!(r["heap_used_bytes"].as_u64().unwrap() > 0);
+    assert!(r["cpu_ms"].as_f64().unwrap() > 0.0);
+    let opened = r["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "hook" && c["name"] == "agent.open.before")
+        .unwrap_or_else(|| panic!("no agent.open.before in {r}"));
+    assert_eq!(opened["count"], 1);
+    assert_eq!(opened["errors"], 0);
+
+    // The tables a person reads.
+    let out = paseo(daemon.home())
+        .args(["plugin", "stats"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("PLUGIN"), "{text}");
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("lifecycle-logger  running"),
+        "{text}"
+    );
+    let out = paseo(daemon.home())
+        .args(["plugin", "stats", "lifecycle-logger"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("plugin         lifecycle-logger (running, "),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("hook") && l.contains("agent.open.before")),
+        "{text}"
+    );
+
+    // --watch prints again every second; with --json, a line each time.
+    let mut watch = paseo(daemon.home())
+        .args(["plugin", "stats", "stats", "--watch", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(watch.stdout.take().unwrap()));
+    for _ in 0..2 {
+        let line: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        assert_eq!(line[0]["id"], "stats");
+    }
+    watch.kill().unwrap();
+    watch.wait().unwrap();
+
+    assert_eq!(
+        daemon.cli_err(&["plugin", "stats", "nope"]),
+        "Plugin is not configured: nope"
+    );
+}
+
+/// A GET over a fresh connection: the status code and the body.
+fn http_get(addr: &str, path: &str, token: Option<&str>) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response.split_once("\r\n\r\n").unwrap().1.to_string();
+    (status, body)
+}
+
+#[test]
+fn metrics_are_served_on_loopback_to_the_token_holder_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let work = tempfile::tempdir().unwrap();
+    let log = work.path().join("daemon.log");
+    let daemon = Launch::new()
+        .arg("--metrics")
+        .arg("127.0.0.1:0")
+        .log("warn", &log)
+        .start_with(&[example("lifecycle-logger")]);
+    daemon.cli(&["agent", "create", "--cwd", work.path().to_str().unwrap()]);
+    wait_for_hooks(&daemon, 1);
+    let addr = poll(Duration::from_secs(10), || {
+        daemon.stderr().lines().find_map(|l| {
+            let rest = l.strip_prefix("paseo daemon: metrics on http://")?;
+            Some(rest.split('/').next()?.to_string())
+        })
+    })
+    .expect("the daemon says where the metrics are");
+
+    let token_file = daemon.home().join("metrics.token");
+    let token = std::fs::read_to_string(&token_file).unwrap();
+    assert_eq!(token.len(), 64);
+    let mode = std::fs::metadata(&token_file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    assert!(
+        !daemon.stderr().contains(&token),
+        "the token reached the log"
+    );
+
+    let (status, body) = http_get(&addr, "/metrics", None);
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(http_get(&addr, "/metrics", Some("not-the-token")).0, 401);
+    assert_eq!(http_get(&addr, "/elsewhere", Some(&token)).0, 404);
+    let (status, body) = http_get(&addr, "/metrics", Some(&token));
+    assert_eq!(status, 200, "{body}");
+    let has = |line: &str| {
+        assert!(
+            body.lines().any(|l| l.starts_with(line)),
+            "no {line} in\n{body}"
+        )
+    };
+    has("paseo_plugin_up{plugin=\"lifecycle-logger\",status=\"running\",engine=\"");
+    has("paseo_plugin_calls_total{plugin=\"lifecycle-logger\",kind=\"hook\",name=\"agent.open.before\",outcome=\"ok\"} 1");
+    has("# TYPE paseo_plugin_call_duration_seconds summary");
+    has("paseo_plugin_call_duration_seconds{plugin=\"lifecycle-logger\",kind=\"hook\",name=\"agent.open.before\",quantile=\"0.99\"} ");
+    has("paseo_plugin_call_duration_seconds_count{plugin=\"lifecycle-logger\",kind=\"hook\",name=\"agent.open.before\"} 1");
+    has("paseo_plugin_heap_used_bytes{plugin=\"lifecycle-logger\"} ");
+
+    // Only loopback: anything else is refused before the daemon starts.
+    let home = tempfile::tempdir().unwrap();
+    let out = paseo(home.path())
+        .args(["daemon", "--metrics", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--metrics 0.0.0.0:0: not a loopback address"),
+        "{stderr}"
+    );
+    assert!(!home.path().join("daemon.lock").exists());
+}

@@ -464,3 +464,106 @@ async fn minified_dependencies_run_unchanged() {
     let ours = plugin_result("minified-deps").await;
     assert_same_as_node(&without(ours), &without(node));
 }
+
+/// `PluginHost::stats`: every call counted where it settles, by kind and name, with how it
+/// ended; the heap and CPU of the isolate; counts kept across a reload.
+#[tokio::test(flavor = "multi_thread")]
+async fn stats_count_calls_by_kind_and_outcome_and_survive_a_reload() {
+    let host = std::sync::Arc::new(host_with_timeout(300));
+    load_all(&host, &["stats"]).await;
+    for _ in 0..20 {
+        assert_eq!(
+            host.call_rpc("stats", "ping", json!({})).await.unwrap(),
+            "pong"
+        );
+    }
+    for _ in 0..3 {
+        let error = host.call_rpc("stats", "fail", json!({})).await.unwrap_err();
+        assert_eq!(error.to_string(), "asked to fail");
+    }
+    let error = host.call_rpc("stats", "hang", json!({})).await.unwrap_err();
+    assert_eq!(error.to_string(), "Plugin RPC timed out: stats.invoke");
+    host.call_rpc("stats", "keep", json!({ "mb": 8 }))
+        .await
+        .unwrap();
+    let event = json!({ "agent": agent(), "turnId": "1", "outcome": { "kind": "completed" }, "timeline": [] });
+    for _ in 0..5 {
+        host.notify_json("agent.turn.after", event.clone());
+    }
+    host.notifications_settled().await;
+
+    let report = host.stats(Some("stats")).await.unwrap();
+    assert_eq!(report.len(), 1);
+    let r = &report[0];
+    assert_eq!((r.id.as_str(), r.status), ("stats", PluginStatus::Running));
+    assert_eq!(r.engine, paseo_plugin_runtime::engine::backend::NAME);
+    let calls = |kind: &str, name: &str| {
+        r.calls
+            .iter()
+            .find(|c| c.kind == kind && c.name == name)
+            .unwrap_or_else(|| panic!("no {kind} {name} in {:#?}", r.calls))
+            .clone()
+    };
+    let ping = calls("rpc", "ping");
+    assert_eq!((ping.count, ping.errors, ping.timeouts), (20, 0, 0));
+    assert!(0 < ping.p50_us && ping.p50_us <= ping.p99_us && ping.p99_us <= ping.max_us);
+    let fail = calls("rpc", "fail");
+    assert_eq!((fail.count, fail.errors, fail.timeouts), (3, 3, 0));
+    let hang = calls("rpc", "hang");
+    assert_eq!((hang.count, hang.errors, hang.timeouts), (1, 0, 1));
+    assert!(hang.max_us >= 300_000, "{hang:?}");
+    assert_eq!(calls("hook", "agent.turn.after").count, 5);
+    assert_eq!(calls("load", "").count, 1);
+    assert_eq!(r.notifications.delivered, 5);
+    assert_eq!((r.notifications.held, r.notifications.dropped), (0, 0));
+    // 8 MiB kept alive by the plugin is in the heap it reports, under its cap.
+    let used = r.heap_used_bytes.unwrap();
+    assert!(used >= 8 << 20, "{r:?}");
+    assert!(used <= r.heap_total_bytes.unwrap());
+    assert_eq!(
+        r.heap_limit_bytes,
+        paseo_plugin_runtime::Limits::default().heap_bytes as u64
+    );
+    assert!(
+        r.cpu_ms > 0.0 && r.uptime_ms.is_some() && r.reloads == 0,
+        "{r:?}"
+    );
+
+    // A reload: the counts go on, the old isolate's CPU time with them.
+    host.reload("stats").await.unwrap();
+    host.call_rpc("stats", "ping", json!({})).await.unwrap();
+    let after = &host.stats(None).await.unwrap()[0];
+    assert_eq!(after.reloads, 1);
+    assert!(after.cpu_ms >= r.cpu_ms, "{} < {}", after.cpu_ms, r.cpu_ms);
+    let find = |kind: &str, name: &str| {
+        after
+            .calls
+            .iter()
+            .find(|c| c.kind == kind && c.name == name)
+            .unwrap()
+            .count
+    };
+    assert_eq!(
+        (find("rpc", "ping"), find("load", ""), find("stop", "")),
+        (21, 2, 1)
+    );
+
+    // Stopped: counted still, with no isolate to measure.
+    host.stop("stats").await.unwrap();
+    let stopped = &host.stats(Some("stats")).await.unwrap()[0];
+    assert_eq!(stopped.status, PluginStatus::Disabled);
+    assert_eq!((stopped.uptime_ms, stopped.heap_used_bytes), (None, None));
+    assert_eq!(
+        stopped
+            .calls
+            .iter()
+            .find(|c| c.name == "ping")
+            .unwrap()
+            .count,
+        21
+    );
+
+    let unknown = host.stats(Some("nope")).await.unwrap_err();
+    assert_eq!(unknown.to_string(), "Plugin is not configured: nope");
+    host.shutdown().await;
+}

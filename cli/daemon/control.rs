@@ -417,6 +417,10 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
         "plugin.logs" => daemon
             .plugin_logs(str_param(&params, "id")?)
             .map(|entries| json!(entries)),
+        "plugin.stats" => match &params["id"] {
+            Value::Null => daemon.plugin_stats(None).await,
+            _ => daemon.plugin_stats(Some(str_param(&params, "id")?)).await,
+        },
         "workspace.create" => {
             let mut request =
                 json!({ "source": { "kind": "directory", "path": str_param(&params, "dir")? } });

@@ -6,12 +6,14 @@
 //! Each job is an `impl Daemon` of its own: `plugins` (the configured plugins), `install`
 //! (installs and updates, from a directory or a managed source), `workspaces`, `agents`,
 //! `turns`, `permissions`, `provided` (what plugins provide), `sdk` (`context.paseo`); the
-//! types they share are in `model`, the agent providers in `providers`.
+//! types they share are in `model`, the agent providers in `providers`. `control` answers the
+//! CLI on the Unix socket, `metrics` serves the plugins' stats to Prometheus.
 
 mod agents;
 pub mod control;
 pub mod home;
 mod install;
+pub mod metrics;
 mod model;
 mod permissions;
 mod plugins;

@@ -184,6 +184,31 @@ impl Daemon {
         Ok(json!({ "id": id, "removed": true }))
     }
 
+    /// What each configured plugin costs (`PluginHost::stats`), or the one with `id`.
+    pub async fn plugin_stats(&self, id: Option<&str>) -> Result<Value, String> {
+        let configured: Vec<String> = match id {
+            Some(id) => vec![self.configured(id).map(|_| id.to_string())?],
+            None => self
+                .config
+                .lock()
+                .unwrap()
+                .plugins
+                .keys()
+                .cloned()
+                .collect(),
+        };
+        let reports = self.host.stats(None).await.map_err(|e| e.to_string())?;
+        let reports: Vec<_> = reports
+            .into_iter()
+            .filter(|r| configured.contains(&r.id))
+            .collect();
+        if let (Some(id), true) = (id, reports.is_empty()) {
+            // Configured, but its install failed: nothing has run.
+            return Err(format!("Plugin has not run: {id}"));
+        }
+        Ok(json!(reports))
+    }
+
     pub fn plugin_logs(&self, id: &str) -> Result<Vec<LogEntry>, String> {
         self.configured(id)?;
         Ok(self.host.logs(id))

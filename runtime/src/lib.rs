@@ -24,10 +24,13 @@ pub mod providers;
 pub mod sdk;
 pub mod tools;
 
-pub use engine::{Limits, Registrations};
+pub use engine::{CallStats, Limits, PluginStats, Registrations};
 pub use hooks::types::OpenContext;
 pub use hooks::HookError;
-pub use host::{HostError, HostOptions, PluginHost, PluginInfo, PluginStatus, PASEO_VERSION};
+pub use host::{
+    HostError, HostOptions, NotificationStats, PluginHost, PluginInfo, PluginStatsReport,
+    PluginStatus, PASEO_VERSION,
+};
 pub use logs::{LogEntry, Stream};
 pub use providers::{ProvideError, ProviderConnection, ProviderEvent, ProviderHandle};
 pub use sdk::{memory::MemoryDaemon, Caller, PaseoDaemon, SdkError};

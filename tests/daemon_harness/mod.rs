@@ -115,6 +115,8 @@ pub struct Launch {
     pre_exec: Option<fn() -> std::io::Result<()>>,
     /// Environment variables the daemon gets on top of the test's.
     env: Vec<(String, String)>,
+    /// Arguments after `paseo daemon`.
+    args: Vec<String>,
 }
 
 impl Default for Launch {
@@ -137,6 +139,7 @@ impl Launch {
             log: None,
             pre_exec: None,
             env: Vec::new(),
+            args: Vec::new(),
         }
     }
 
@@ -148,6 +151,7 @@ impl Launch {
             log: None,
             pre_exec: None,
             env: Vec::new(),
+            args: Vec::new(),
         }
     }
 
@@ -158,6 +162,12 @@ impl Launch {
     /// Writes the home's `config.json` now.
     pub fn config(self, json: &str) -> Launch {
         std::fs::write(self.home.join("config.json"), json).unwrap();
+        self
+    }
+
+    /// Passes `arg` to `paseo daemon`.
+    pub fn arg(mut self, arg: &str) -> Launch {
+        self.args.push(arg.into());
         self
     }
 
@@ -189,6 +199,7 @@ impl Launch {
         let mut command = paseo(&self.home);
         command
             .arg("daemon")
+            .args(&self.args)
             .envs(self.env.iter().map(|(k, v)| (k, v)));
         if let Some((filter, file)) = &self.log {
             let stderr = std::fs::OpenOptions::new()

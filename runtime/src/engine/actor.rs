@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 
 use super::config::Limits;
 use super::protocol::{
-    ActorState, Call, CallError, CallKind, HostCommand, InvocationKind, Message, Pending,
+    ActorState, Call, CallError, CallKind, HeapUsage, HostCommand, InvocationKind, Message, Pending,
 };
 use super::shared::PluginShared;
 use super::spin::spin_for_message;
@@ -52,9 +52,12 @@ impl Actor {
                     Poll::Ready(Some(Message::Call(call))) => self.start(call),
                     Poll::Ready(Some(Message::Cancel(token))) => self.cancel(token),
                     Poll::Ready(Some(Message::Bind(_))) => {} // bound once, before running
-                    Poll::Ready(Some(Message::HeapSize(reply))) => {
-                        let _ = reply
-                            .send(self.js.v8_isolate().get_heap_statistics().total_heap_size());
+                    Poll::Ready(Some(Message::Heap(reply))) => {
+                        let heap = self.js.v8_isolate().get_heap_statistics();
+                        let _ = reply.send(HeapUsage {
+                            total: heap.total_heap_size(),
+                            used: heap.used_heap_size(),
+                        });
                     }
                     Poll::Ready(None) => return Poll::Ready(Exit::Closed),
                     Poll::Pending => break,
@@ -196,15 +199,26 @@ impl Actor {
         let id = self.next_id;
         use InvocationKind as K;
         let deadline = Instant::now() + call.timeout;
+        let mut tool = None;
         let (kind, name, input): (_, Cow<'static, str>, _) = match call.kind {
             CallKind::Load { entry } => (K::Load, entry.to_string().into(), None),
             CallKind::Hook { hook, input } => (K::Hook, hook.into(), Some(input)),
             CallKind::Rpc { method, input } => (K::Rpc, method.into(), Some(input.into())),
             CallKind::Event { topic, payload } => (K::Event, topic.into(), Some(payload.into())),
-            CallKind::Tool { input } => (K::Tool, "".into(), Some(input.into())),
+            CallKind::Tool { name, input } => {
+                tool = Some(name);
+                (K::Tool, "".into(), Some(input.into()))
+            }
             CallKind::ReleaseTools { agent_id } => (K::Release, agent_id.into(), None),
             CallKind::Provide { call, input } => (K::Provide, call.into(), Some(input.into())),
             CallKind::Stop => (K::Stop, "".into(), None),
+        };
+        // What the plugin's stats count the call under: the hook, method, topic, provider call
+        // or tool; not the entry's URL or an agent's ID.
+        let counted_as = match (kind, tool) {
+            (K::Tool, Some(tool)) => tool.into(),
+            (K::Load | K::Release | K::Stop, _) => Cow::Borrowed(""),
+            _ => name.clone(),
         };
         let mut op_state = self.state.borrow_mut();
         let st = op_state.borrow_mut::<ActorState>();
@@ -215,6 +229,9 @@ impl Actor {
                 deadline,
                 stop: kind == K::Stop,
                 token: call.token,
+                kind,
+                name: counted_as,
+                queued_at: call.queued_at,
             },
         );
         st.commands.push(HostCommand::Invoke {
@@ -286,7 +303,10 @@ impl Actor {
             .find(|(_, p)| p.token == token)
             .map(|(id, _)| *id)
         {
-            st.pending.remove(&id);
+            if let Some(pending) = st.pending.remove(&id) {
+                // Its caller has gone; the stats count it.
+                pending.settle(&st.stats, Err(CallError::Cancelled));
+            }
             // Not started yet: it never will be. Started: its signal is aborted.
             let queued = st
                 .commands
@@ -305,6 +325,7 @@ impl Actor {
     /// Fails invocations whose deadline has passed and aborts their signals.
     fn expire_due(&mut self) -> Result<(), Exit> {
         let now = Instant::now();
+        let stats = self.stats();
         let expired: Vec<(u32, Pending)> = {
             let mut op_state = self.state.borrow_mut();
             let st = op_state.borrow_mut::<ActorState>();
@@ -321,7 +342,7 @@ impl Actor {
         let mut stop_expired = false;
         for (id, pending) in expired {
             stop_expired |= pending.stop;
-            pending.reply.send(Err(CallError::TimedOut));
+            pending.settle(&stats, Err(CallError::TimedOut));
             self.command(HostCommand::Abort {
                 id,
                 reason: "The operation timed out".into(),
@@ -347,8 +368,14 @@ impl Actor {
                 .map(|(_, p)| p)
                 .collect()
         };
+        let stats = self.stats();
         for p in pending {
-            p.reply.send(Err(CallError::Stopped(reason.clone())));
+            p.settle(&stats, Err(CallError::Stopped(reason.clone())));
         }
+    }
+
+    /// The bound plugin's stats.
+    fn stats(&self) -> Arc<crate::engine::PluginStats> {
+        self.state.borrow().borrow::<ActorState>().stats.clone()
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::protocol::{Call, CallError, CallKind, Done, Message, Reply};
+use super::protocol::{Call, CallError, CallKind, Done, HeapUsage, Message, Reply};
 use super::shared::PluginShared;
 use super::spin::spin_until;
 
@@ -87,6 +87,7 @@ impl Isolate {
             timeout,
             reply,
             token,
+            queued_at: std::time::Instant::now(),
         };
         match self.tx.send(Message::Call(call)) {
             Ok(()) => Ok(token),
@@ -143,9 +144,25 @@ impl Isolate {
 
     /// The size of the isolate's JS heap in bytes, or `None` if the isolate is gone.
     pub async fn heap_size(&self) -> Option<usize> {
+        Some(self.heap().await?.total)
+    }
+
+    /// The isolate's JS heap, or `None` if the isolate is gone. Answered between two entries
+    /// into JS: a plugin busy in a long call answers when that call yields.
+    pub async fn heap(&self) -> Option<HeapUsage> {
         let (reply, rx) = oneshot::channel();
-        self.tx.send(Message::HeapSize(reply)).ok()?;
+        self.tx.send(Message::Heap(reply)).ok()?;
         rx.await.ok()
+    }
+
+    /// The CPU time the isolate's thread has used (its boot included), or `None` once it has
+    /// ended (its time is then in the plugin's `PluginStats::cpu_ended_ns`).
+    pub fn cpu_time(&self) -> Option<Duration> {
+        use std::os::unix::thread::JoinHandleExt;
+        if !self.is_alive() {
+            return None;
+        }
+        super::stats::thread_cpu_time(self.thread.as_ref()?.as_pthread_t())
     }
 
     fn stopped_reason(&self) -> String {

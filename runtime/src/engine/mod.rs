@@ -13,8 +13,8 @@
 //! binding to a plugin), `shared` (the plugin's identity and state, shared with the host),
 //! `streams` (event streams out of a plugin), `protocol` (calls, their outcomes, and the
 //! host-command/invocation-kind contract that ops and `budget` read), `isolate` (the host's
-//! handle), `spin` (looking before sleeping), `standby` (boot, standby and binding) and `actor`
-//! (the loop that runs calls and every entry into JS).
+//! handle), `spin` (looking before sleeping), `standby` (boot, standby and binding), `actor` (the loop
+//! that runs calls and every entry into JS) and `stats` (what each plugin's calls cost).
 
 mod actor;
 pub mod backend;
@@ -34,6 +34,7 @@ mod shared;
 pub mod snapshot;
 mod spin;
 mod standby;
+pub mod stats;
 mod streams;
 pub mod transpile;
 mod watchdog;
@@ -42,9 +43,10 @@ pub use config::{Binding, EngineConfig, Extensions, Limits, DEFAULT_HEAP_BYTES};
 pub use isolate::Isolate;
 pub use ops::{Provided, Registrations};
 pub(crate) use protocol::{ActorState, HostCommand, InvocationKind};
-pub use protocol::{CallError, CallKind};
+pub use protocol::{CallError, CallKind, HeapUsage};
 pub use shared::PluginShared;
 pub use spin::{spin_until, SPIN};
 pub(crate) use standby::name_current_thread;
 pub use standby::Standby;
+pub use stats::{CallStats, PluginStats};
 pub use streams::{EventReceiver, EventStream};

@@ -15,6 +15,7 @@ use tokio::sync::oneshot;
 
 use super::config::Binding;
 use super::shared::PluginShared;
+use super::stats::PluginStats;
 use super::watchdog::Watchdog;
 
 /// Why a call into the plugin did not produce a value. `Display` gives the plugin's message,
@@ -56,8 +57,10 @@ pub enum CallKind {
         topic: String,
         payload: String,
     },
-    /// An agent tool's `execute` (`{ agentId, name, input, agent }`).
+    /// An agent tool's `execute` (`{ agentId, name, input, agent }`); `name` again, for the
+    /// plugin's stats.
     Tool {
+        name: String,
         input: String,
     },
     /// Forget the tool definitions attached to an agent whose session closed.
@@ -79,6 +82,8 @@ pub(super) struct Call {
     pub(super) reply: Reply,
     /// The host's id of this call, for cancelling it.
     pub(super) token: u64,
+    /// When the host queued it: its latency in the plugin's stats counts from here.
+    pub(super) queued_at: Instant,
 }
 
 /// Where the outcome of a call goes.
@@ -133,8 +138,17 @@ pub(super) enum Message {
     Call(Call),
     /// Abort the call with this token: its signal fires and its result is dropped.
     Cancel(u64),
-    /// Report the JS heap's size, in bytes (what QuickJS/V8 allocated for this isolate).
-    HeapSize(oneshot::Sender<usize>),
+    /// Report the JS heap's size (what QuickJS/V8 allocated for this isolate) and use.
+    Heap(oneshot::Sender<HeapUsage>),
+}
+
+/// An isolate's JS heap, in bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct HeapUsage {
+    /// What the engine allocated for the heap.
+    pub total: usize,
+    /// What live and not yet collected objects take of it.
+    pub used: usize,
 }
 
 pub(crate) struct Pending {
@@ -142,6 +156,18 @@ pub(crate) struct Pending {
     pub(super) deadline: Instant,
     pub(super) stop: bool,
     pub(super) token: u64,
+    /// What the plugin's stats count it under (`PluginStats::record`).
+    pub(super) kind: InvocationKind,
+    pub(super) name: Cow<'static, str>,
+    pub(super) queued_at: Instant,
+}
+
+impl Pending {
+    /// Answers the call's caller, and counts the call in the plugin's stats.
+    pub(crate) fn settle(self, stats: &PluginStats, outcome: Result<String, CallError>) {
+        stats.record(self.kind, &self.name, self.queued_at.elapsed(), &outcome);
+        self.reply.send(outcome);
+    }
 }
 
 /// What an invocation is to the JS host, which runs each kind with its own handler
@@ -251,6 +277,8 @@ pub(crate) struct ActorState {
     /// While a timer callback runs: the deadline armed before it, restored when it returns
     /// (`op_host_timer`). Still set after an entry: the callback was terminated.
     pub timer: Option<Option<Instant>>,
+    /// The bound plugin's stats, where settled calls are counted (a stand-in until bound).
+    pub stats: Arc<PluginStats>,
 }
 
 impl ActorState {
@@ -265,6 +293,7 @@ impl ActorState {
             turn_timeout,
             watchdog,
             timer: None,
+            stats: Arc::default(),
         }
     }
 }

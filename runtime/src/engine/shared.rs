@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use deno_core::ModuleSpecifier;
 
 use super::ops::Registrations;
+use super::stats::PluginStats;
 use super::streams::EventStream;
 use crate::logs::{LogTail, Stream};
 
@@ -36,6 +37,8 @@ pub struct PluginShared {
     /// then fail at once, and nothing waits for the thread any more.
     pub wedged: AtomicBool,
     pub wedge: tokio::sync::Notify,
+    /// What the plugin's calls cost; the host keeps one per plugin ID, across reloads.
+    pub stats: Arc<PluginStats>,
 }
 
 impl PluginShared {
@@ -53,6 +56,7 @@ impl PluginShared {
             streams: Mutex::default(),
             wedged: AtomicBool::new(false),
             wedge: tokio::sync::Notify::new(),
+            stats: Arc::default(),
         }
     }
 

@@ -17,6 +17,7 @@ use super::config::{Binding, EngineConfig, Limits};
 use super::isolate::Isolate;
 use super::protocol::{ActorState, CallError, Message};
 use super::shared::PluginShared;
+use super::stats::{own_cpu_time, PluginStats};
 use super::watchdog::{self, Watchdog};
 use super::{modules, snapshot};
 use crate::logs::{LogTail, Stream};
@@ -189,6 +190,12 @@ async fn actor_main(
     };
     shared.end_streams(&reason);
     rx.close();
+    // The host stops reading this thread's clock once the channel is closed (`Isolate::
+    // cpu_time`); from now on its CPU time is counted with the plugin's ended threads.
+    PluginStats::add(
+        &shared.stats.cpu_ended_ns,
+        u64::try_from(own_cpu_time().as_nanos()).unwrap_or(u64::MAX),
+    );
     while let Ok(message) = rx.try_recv() {
         if let Message::Call(call) = message {
             call.reply.send(Err(CallError::Stopped(reason.clone())));
@@ -303,7 +310,9 @@ impl Actor {
             .borrow::<Rc<modules::PluginModuleLoader>>()
             .bind(shared.dir.clone(), shared.host_packages.clone());
         state.put(shared.clone());
-        state.borrow_mut::<ActorState>().turn_timeout = limits.turn_timeout;
+        let actor_state = state.borrow_mut::<ActorState>();
+        actor_state.turn_timeout = limits.turn_timeout;
+        actor_state.stats = shared.stats.clone();
         drop(state);
         self.limits = Limits {
             heap_bytes: self.limits.heap_bytes,

@@ -16,7 +16,7 @@ use std::future::Future;
 use futures::future::BoxFuture;
 
 use super::{HostError, PluginHost, HELD_NOTIFICATIONS};
-use crate::engine::{CallError, CallKind, Isolate, Limits};
+use crate::engine::{CallError, CallKind, Isolate, Limits, PluginStats};
 use crate::hooks::catalogue::HookSpec;
 use crate::hooks::types::OpenContext;
 use crate::hooks::types::{EventHook, RequestHook};
@@ -130,11 +130,13 @@ impl PluginHost {
         // Queued now, under the slots lock, so each plugin sees notifications in the order
         // they were emitted, across reloads too.
         let mut dropped = Vec::new();
+        let mut held = Vec::new();
         let mut unsent = Vec::new();
         for (id, slot) in self.slots.lock().unwrap().iter_mut() {
             if slot.restarting.is_some() {
                 if slot.held.len() < HELD_NOTIFICATIONS {
                     slot.held.push((hook, payload()));
+                    held.push(id.clone());
                 } else {
                     dropped.push(id.clone());
                 }
@@ -143,7 +145,11 @@ impl PluginHost {
             }
         }
         // Logged outside the slots lock: a log listener may call back into the host.
+        for id in held {
+            PluginStats::add(&self.plugin_stats(&id).notifications_held, 1);
+        }
         for id in dropped {
+            PluginStats::add(&self.plugin_stats(&id).notifications_dropped, 1);
             self.log_tail(&id).write(Stream::Stderr, &format!("Lifecycle hook {hook} dropped: more than {HELD_NOTIFICATIONS} notifications held during a reload"));
         }
         for (iso, line) in unsent {
@@ -496,7 +502,10 @@ impl PluginHost {
                 "Plugin is not available: {plugin}"
             )));
         };
-        let call = CallKind::Tool { input: payload };
+        let call = CallKind::Tool {
+            name: name.to_string(),
+            input: payload,
+        };
         tool_result(name, iso.call_until(call, TOOL_TIMEOUT, cancel).await)
     }
 }

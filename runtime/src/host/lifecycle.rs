@@ -10,7 +10,9 @@ use deno_core::ModuleSpecifier;
 use super::dispatch::notification_failed;
 use super::manifest::{self, Manifest};
 use super::{HostError, InFlight, PluginHost, ProvidedKind, NOTIFICATION_DRAIN};
-use crate::engine::{Binding, CallError, CallKind, Isolate, Limits, PluginShared, Registrations};
+use crate::engine::{
+    Binding, CallError, CallKind, Isolate, Limits, PluginShared, PluginStats, Registrations,
+};
 use crate::hooks::catalogue;
 use crate::logs::{LogTail, Stream};
 
@@ -28,6 +30,8 @@ pub(super) struct Slot {
     pub(super) restarting: Option<tokio::sync::watch::Receiver<bool>>,
     /// Notifications emitted while the plugin reloads, in order, for its new isolate.
     pub(super) held: Vec<Held>,
+    /// When its current isolate finished loading.
+    pub(super) loaded_at: Option<std::time::Instant>,
 }
 
 /// A notification kept for a reloading plugin: (hook, event as JSON).
@@ -79,7 +83,10 @@ impl Slot {
             settled.finish();
         });
         match queued {
-            Ok(()) => None,
+            Ok(()) => {
+                PluginStats::add(&iso.shared.stats.notifications_delivered, 1);
+                None
+            }
             Err(e) => {
                 in_flight.finish();
                 let line = notification_failed(hook, &iso.shared.id, e);
@@ -135,6 +142,7 @@ impl PluginHost {
                     host_packages: None,
                     restarting: None,
                     held: Vec::new(),
+                    loaded_at: None,
                 },
             );
         }
@@ -178,6 +186,7 @@ impl PluginHost {
                     .unwrap_or_default();
                 slot.rpc_methods.sort();
                 slot.isolate = isolate.map(Arc::new);
+                slot.loaded_at = Some(std::time::Instant::now());
                 slot.error = None;
                 Ok(())
             }
@@ -215,6 +224,7 @@ impl PluginHost {
         };
         let shared = Arc::new(PluginShared {
             storage_dir: self.options.settings_dir.as_ref().map(|d| d.join(id)),
+            stats: self.plugin_stats(id),
             ..PluginShared::new(id, directory.to_path_buf(), logs)
         });
         let (load_timeout, stop_timeout) = (limits.load_timeout, limits.stop_timeout);
@@ -319,6 +329,7 @@ impl PluginHost {
     /// there (`STOP_DRAIN`); waiting hooks and RPC calls made meanwhile wait for the new one.
     pub async fn reload(&self, id: &str) -> Result<(), HostError> {
         let (done, restarting) = tokio::sync::watch::channel(false);
+        PluginStats::add(&self.plugin_stats(id).reloads, 1);
         self.slots
             .lock()
             .unwrap()
@@ -398,6 +409,7 @@ impl PluginHost {
         self.stop(id).await?;
         self.slots.lock().unwrap().remove(id);
         self.logs.lock().unwrap().remove(id);
+        self.stats.lock().unwrap().remove(id);
         Ok(())
     }
 

@@ -7,6 +7,7 @@
 //!   reloads, RPC, agent tools, daemon events.
 //! - `provide`: calls into what plugins provide (provider connections, forge, usage).
 //! - `manifest`: `paseo.plugin.json` and the server entry.
+//! - `stats`: what each plugin costs, live (`PluginHost::stats`).
 
 mod dispatch;
 mod error;
@@ -14,6 +15,7 @@ mod lifecycle;
 pub mod manifest;
 mod provide;
 mod standby;
+mod stats;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -29,6 +31,7 @@ use lifecycle::Slot;
 pub use lifecycle::{HELD_NOTIFICATIONS, STOP_DRAIN};
 pub use provide::{ProvidedBy, ProvidedKind, UsageCall};
 use standby::StandbyPool;
+pub use stats::{NotificationStats, PluginStatsReport};
 
 /// The Paseo version this engine implements (`server.addHook` arrived in 0.14).
 pub const PASEO_VERSION: &str = "0.14.0";
@@ -124,6 +127,8 @@ pub struct PluginHost {
     options: HostOptions,
     slots: Mutex<BTreeMap<String, Slot>>,
     logs: Mutex<HashMap<String, Arc<LogTail>>>,
+    /// What each plugin's calls cost, by plugin ID (`stats`), across reloads.
+    stats: Mutex<HashMap<String, Arc<crate::engine::PluginStats>>>,
     /// Notifications fired with `notify` and not finished yet (drained at shutdown).
     in_flight: Arc<InFlight>,
     /// Open agent sessions and the plugin tools attached to them.
@@ -188,6 +193,7 @@ impl PluginHost {
             options,
             slots: Mutex::default(),
             logs: Mutex::default(),
+            stats: Mutex::default(),
             in_flight: Arc::default(),
             sessions: Default::default(),
         }
