@@ -7,7 +7,7 @@ use std::path::Path;
 
 use paseo_plugin_runtime::host::manifest::check_plugin_id;
 use paseo_plugin_runtime::logs::LogEntry;
-use paseo_plugin_runtime::PluginStatus;
+use paseo_plugin_runtime::{HostError, PluginStatus};
 use serde_json::{json, Value};
 
 use super::install::sources;
@@ -197,15 +197,17 @@ impl Daemon {
                 .cloned()
                 .collect(),
         };
-        let reports = self.host.stats(None).await.map_err(|e| e.to_string())?;
+        // Asked of that plugin alone: each report asks its isolate for its heap.
+        let reports = match self.host.stats(id).await {
+            Ok(reports) => reports,
+            // Configured, but its install failed: the host never had it.
+            Err(HostError::NotConfigured(id)) => return Err(format!("Plugin has not run: {id}")),
+            Err(e) => return Err(e.to_string()),
+        };
         let reports: Vec<_> = reports
             .into_iter()
             .filter(|r| configured.contains(&r.id))
             .collect();
-        if let (Some(id), true) = (id, reports.is_empty()) {
-            // Configured, but its install failed: nothing has run.
-            return Err(format!("Plugin has not run: {id}"));
-        }
         Ok(json!(reports))
     }
 

@@ -325,7 +325,6 @@ impl Actor {
     /// Fails invocations whose deadline has passed and aborts their signals.
     fn expire_due(&mut self) -> Result<(), Exit> {
         let now = Instant::now();
-        let stats = self.stats();
         let expired: Vec<(u32, Pending)> = {
             let mut op_state = self.state.borrow_mut();
             let st = op_state.borrow_mut::<ActorState>();
@@ -339,6 +338,10 @@ impl Actor {
                 .filter_map(|id| st.pending.remove(&id).map(|p| (id, p)))
                 .collect()
         };
+        if expired.is_empty() {
+            return Ok(()); // every wake-up comes here; most expire nothing
+        }
+        let stats = self.stats();
         let mut stop_expired = false;
         for (id, pending) in expired {
             stop_expired |= pending.stop;
