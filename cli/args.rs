@@ -123,6 +123,10 @@ pub enum Command {
         /// each request needs `Authorization: Bearer` and the token in $PASEO_HOME/metrics.token)
         #[arg(long, value_name = "127.0.0.1:PORT")]
         metrics: Option<std::net::SocketAddr>,
+        /// Records every hook call each plugin receives, and what it answered, as JSON lines in
+        /// DIR/<plugin-id>.jsonl (env values and secrets redacted; 0600) for `paseo hook replay`
+        #[arg(long, value_name = "DIR")]
+        record: Option<PathBuf>,
     },
     /// The whole mission in a temporary home, as a readable trace
     Demo,
@@ -202,6 +206,23 @@ $PASEO_HOME/plugin-settings ($PASEO_HOME defaults to ~/.paseo).")]
         hook: String,
         /// JSON, @FILE or - (stdin); for request hooks, the request
         input: Option<String>,
+    },
+    /// Plays a recording (`paseo daemon --record DIR`) against a plugin folder and reports,
+    /// call by call, where the plugin now answers differently (exit 1 when one does)
+    #[command(long_about = "\
+Plays a recording made by `paseo daemon --record DIR` (DIR/<plugin-id>.jsonl) against the
+plugin folder given with --plugin, in a throwaway host: each recorded hook call's input, in
+order, to the plugin's handlers of that hook. Prints each call whose answer differs from the
+recorded one, field by field (output.env.X: recorded …, now …), then a summary; exit 1 when
+any call differs. Env values and secrets are compared as the recording holds them: redacted.")]
+    Replay {
+        #[command(flatten)]
+        host: HostFlags,
+        /// A recording: DIR/<plugin-id>.jsonl
+        file: PathBuf,
+        /// One JSON line per call instead of the report
+        #[arg(long)]
+        json: bool,
     },
 }
 

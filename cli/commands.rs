@@ -31,6 +31,7 @@ pub async fn daemon(
     home: &Path,
     stop: bool,
     metrics: Option<std::net::SocketAddr>,
+    record: Option<PathBuf>,
 ) -> Result<ExitCode, String> {
     if stop {
         control::request(home, "daemon.stop", json!({})).await?;
@@ -39,12 +40,26 @@ pub async fn daemon(
     if let Some(addr) = metrics {
         crate::daemon::metrics::check(addr)?;
     }
-    let daemon = Daemon::start(home.to_path_buf()).await?;
+    let record_dir = record
+        .map(|dir| {
+            std::path::absolute(&dir).map_err(|e| format!("--record {}: {e}", dir.display()))
+        })
+        .transpose()?;
+    let startup = crate::daemon::Startup {
+        record_dir: record_dir.clone(),
+    };
+    let daemon = Daemon::start_with(home.to_path_buf(), startup).await?;
     eprintln!(
         "paseo daemon: listening on {} (home {})",
         control::socket_path(home).display(),
         home.display()
     );
+    if let Some(dir) = record_dir {
+        eprintln!(
+            "paseo daemon: recording every plugin's hook calls to {}/<plugin-id>.jsonl (env values and secrets redacted)",
+            dir.display()
+        );
+    }
     if let Some(addr) = metrics {
         let served = crate::daemon::metrics::serve(daemon.clone(), home, addr).await;
         let (bound, token) = match served {

@@ -56,9 +56,13 @@ fn main() -> ExitCode {
             Command::Tool { command } => throwaway::tool(command).await,
             Command::Bench(args) => bench::run(&args).await,
             Command::Demo => demo::run().await,
-            Command::Daemon { command, metrics } => {
+            Command::Daemon {
+                command,
+                metrics,
+                record,
+            } => {
                 let stop = matches!(command, Some(DaemonCommand::Stop));
-                commands::daemon(&home, stop, metrics).await
+                commands::daemon(&home, stop, metrics, record).await
             }
             Command::Plugin(p) => commands::plugin(&home, p.command, p.out.json).await,
             Command::Plugins(g) => commands::plugins_switch(&home, g.command, g.out.json).await,

@@ -1018,3 +1018,150 @@ fn metrics_are_served_on_loopback_to_the_token_holder_only() {
     );
     assert!(!home.path().join("daemon.lock").exists());
 }
+
+/// `paseo daemon --record DIR` writes each hook call a plugin receives, redacted, and `paseo
+/// hook replay` plays it against the plugin folder: the same code answers the same, changed
+/// code is reported field by field.
+#[test]
+fn recorded_hook_traffic_replays_against_a_plugin_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let work = tempfile::tempdir().unwrap();
+    // A copy of the fixture, to change after recording.
+    let plugin = work.path().join("record-replay");
+    std::fs::create_dir(&plugin).unwrap();
+    for file in ["paseo-plugin.json", "index.server.ts"] {
+        std::fs::copy(fixture("record-replay").join(file), plugin.join(file)).unwrap();
+    }
+    let recordings = work.path().join("recordings");
+    let log = work.path().join("daemon.log");
+    let daemon = Launch::new()
+        .arg("--record")
+        .arg(recordings.to_str().unwrap())
+        .log("warn", &log)
+        .start_with(std::slice::from_ref(&plugin));
+    let cwd = work.path().to_str().unwrap();
+    daemon.cli(&[
+        "agent",
+        "create",
+        "--cwd",
+        cwd,
+        "--env",
+        "API_TOKEN=from-the-owner",
+    ]);
+    let file = recordings.join("record-replay.jsonl");
+    let read = || std::fs::read_to_string(&file).unwrap_or_default();
+    poll(Duration::from_secs(10), || {
+        read()
+            .contains("\"hook\":\"agent.create.after\"")
+            .then_some(())
+    })
+    .unwrap_or_else(|| panic!("no agent.create.after in {}", read()));
+    let stderr = daemon.stop();
+    assert!(
+        stderr.contains(&format!(
+            "paseo daemon: recording every plugin's hook calls to {}/<plugin-id>.jsonl",
+            recordings.display()
+        )),
+        "{stderr}"
+    );
+
+    // Private, and without the env values the owner and the plugin put in.
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&file), 0o600);
+    assert_eq!(mode(&recordings), 0o700);
+    let text = read();
+    assert!(!text.contains("from-the-owner"), "{text}");
+    assert!(!text.contains("fixture-s3cret-value"), "{text}");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let opened = lines
+        .iter()
+        .find(|l| l["hook"] == "agent.open.before")
+        .unwrap_or_else(|| panic!("no agent.open.before in {text}"));
+    assert_eq!(opened["ok"], true);
+    assert_eq!(opened["input"]["request"]["env"]["API_TOKEN"], "<redacted>");
+    assert_eq!(opened["output"]["env"]["RECORDED_BY"], "<redacted>");
+    assert_eq!(opened["input"]["request"]["cwd"], cwd);
+    assert!(opened["durationUs"].is_u64());
+
+    // The same code answers every call as recorded.
+    let replay = |args: &[&str]| {
+        let out = paseo(work.path())
+            .args(["hook", "replay", "--plugin", plugin.to_str().unwrap()])
+            .args(args)
+            .arg(&file)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+    let (code, out) = replay(&[]);
+    let n = lines.len();
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            Some(0),
+            &*format!("replayed {n} calls against record-replay: {n} same, 0 different\n")
+        )
+    );
+
+    // Changed code: the call that answers differently, field by field; exit 1.
+    let source = plugin.join("index.server.ts");
+    let code_text = std::fs::read_to_string(&source).unwrap();
+    std::fs::write(
+        &source,
+        code_text.replace("\"RECORDED_BY\"", "\"RECORDED_BY_V2\""),
+    )
+    .unwrap();
+    let line = 1 + lines
+        .iter()
+        .position(|l| l["hook"] == "agent.open.before")
+        .unwrap();
+    let (code, out) = replay(&[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(
+        out,
+        format!(
+            "line {line} agent.open.before: differs\n\
+             \x20 output.env.RECORDED_BY: recorded \"<redacted>\", now absent\n\
+             \x20 output.env.RECORDED_BY_V2: recorded absent, now \"<redacted>\"\n\
+             replayed {n} calls against record-replay: {} same, 1 different\n",
+            n - 1
+        )
+    );
+    let (code, out) = replay(&["--json"]);
+    assert_eq!(code, Some(1));
+    let calls: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(calls.len(), n);
+    assert_eq!(calls[line - 1]["same"], false);
+    assert_eq!(
+        calls[line - 1]["differences"][1],
+        json!({ "path": "output.env.RECORDED_BY_V2", "now": "<redacted>" })
+    );
+
+    // A line that is not a recorded call is named, and nothing is replayed.
+    let bad = work.path().join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        format!("{}\n{{\"hook\":3}}\n", text.lines().next().unwrap()),
+    )
+    .unwrap();
+    let out = paseo(work.path())
+        .args(["hook", "replay", "--plugin", plugin.to_str().unwrap()])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{}:2: a recorded hook call needs \"hook\", a string",
+            bad.display()
+        )),
+        "{stderr}"
+    );
+}

@@ -60,8 +60,20 @@ pub struct Daemon {
     _home_lock: home::HomeLock,
 }
 
+/// How a daemon is started beyond its home (`paseo daemon`'s flags).
+#[derive(Default)]
+pub struct Startup {
+    /// `--record DIR`: every hook call each plugin receives, and its answer, as JSON lines in
+    /// `DIR/<plugin id>.jsonl`, for `paseo hook replay`.
+    pub record_dir: Option<PathBuf>,
+}
+
 impl Daemon {
     pub async fn start(home: PathBuf) -> Result<Arc<Daemon>, String> {
+        Self::start_with(home, Startup::default()).await
+    }
+
+    pub async fn start_with(home: PathBuf, startup: Startup) -> Result<Arc<Daemon>, String> {
         // Before anything reads the home or loads a plugin: a second daemon stops here.
         let home_lock = home::lock(&home)?;
         home::raise_fd_limit();
@@ -84,6 +96,7 @@ impl Daemon {
             settings_dir: Some(home.join("plugin-settings")),
             // Installs, enables and `paseo plugin reload` take an isolate booted ahead.
             standby: true,
+            record_dir: startup.record_dir,
             reserved_provider: Some(Arc::new(|id: &str| {
                 providers::scripted::is_known(id).then_some("builtin")
             })),

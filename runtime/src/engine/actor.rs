@@ -15,7 +15,8 @@ use tokio::sync::mpsc;
 
 use super::config::Limits;
 use super::protocol::{
-    ActorState, Call, CallError, CallKind, HeapUsage, HostCommand, InvocationKind, Message, Pending,
+    ActorState, Call, CallError, CallKind, HeapUsage, HostCommand, InvocationKind, Ledger, Message,
+    Pending,
 };
 use super::shared::PluginShared;
 use super::spin::spin_for_message;
@@ -222,6 +223,10 @@ impl Actor {
         };
         let mut op_state = self.state.borrow_mut();
         let st = op_state.borrow_mut::<ActorState>();
+        let recorded = match (kind, &st.ledger.recorder) {
+            (K::Hook, Some(_)) => input.clone(),
+            _ => None,
+        };
         st.pending.insert(
             id,
             Pending {
@@ -232,6 +237,7 @@ impl Actor {
                 kind,
                 name: counted_as,
                 queued_at: call.queued_at,
+                input: recorded,
             },
         );
         st.commands.push(HostCommand::Invoke {
@@ -305,7 +311,7 @@ impl Actor {
         {
             if let Some(pending) = st.pending.remove(&id) {
                 // Its caller has gone; the stats count it.
-                pending.settle(&st.stats, Err(CallError::Cancelled));
+                pending.settle(&st.ledger, Err(CallError::Cancelled));
             }
             // Not started yet: it never will be. Started: its signal is aborted.
             let queued = st
@@ -341,11 +347,11 @@ impl Actor {
         if expired.is_empty() {
             return Ok(()); // every wake-up comes here; most expire nothing
         }
-        let stats = self.stats();
+        let ledger = self.ledger();
         let mut stop_expired = false;
         for (id, pending) in expired {
             stop_expired |= pending.stop;
-            pending.settle(&stats, Err(CallError::TimedOut));
+            pending.settle(&ledger, Err(CallError::TimedOut));
             self.command(HostCommand::Abort {
                 id,
                 reason: "The operation timed out".into(),
@@ -371,14 +377,14 @@ impl Actor {
                 .map(|(_, p)| p)
                 .collect()
         };
-        let stats = self.stats();
+        let ledger = self.ledger();
         for p in pending {
-            p.settle(&stats, Err(CallError::Stopped(reason.clone())));
+            p.settle(&ledger, Err(CallError::Stopped(reason.clone())));
         }
     }
 
-    /// The bound plugin's stats.
-    fn stats(&self) -> Arc<crate::engine::PluginStats> {
-        self.state.borrow().borrow::<ActorState>().stats.clone()
+    /// Where the bound plugin's settled calls are accounted.
+    fn ledger(&self) -> Ledger {
+        self.state.borrow().borrow::<ActorState>().ledger.clone()
     }
 }

@@ -13,8 +13,9 @@
 //! binding to a plugin), `shared` (the plugin's identity and state, shared with the host),
 //! `streams` (event streams out of a plugin), `protocol` (calls, their outcomes, and the
 //! host-command/invocation-kind contract that ops and `budget` read), `isolate` (the host's
-//! handle), `spin` (looking before sleeping), `standby` (boot, standby and binding), `actor` (the loop
-//! that runs calls and every entry into JS) and `stats` (what each plugin's calls cost).
+//! handle), `spin` (looking before sleeping), `standby` (boot, standby and binding), `actor` (the
+//! loop that runs calls and every entry into JS), `stats` (what each plugin's calls cost) and
+//! `recorder` (hook traffic recorded for replay).
 
 mod actor;
 pub mod backend;
@@ -30,6 +31,7 @@ pub mod missing_imports;
 pub mod modules;
 mod ops;
 mod protocol;
+pub mod recorder;
 mod shared;
 pub mod snapshot;
 mod spin;

@@ -125,7 +125,7 @@ fn op_host_commands(scope: &mut v8::PinScope, state: &mut OpState) -> String {
                         "The input of {what} is {len} bytes, more than {}",
                         room.describe(2)
                     );
-                    pending.settle(&st.stats, Err(CallError::Failed(error)));
+                    pending.settle(&st.ledger, Err(CallError::Failed(error)));
                 }
             }
             false
@@ -161,7 +161,7 @@ fn op_host_settle<'s>(
         } else {
             Err(CallError::Failed(payload))
         };
-        pending.settle(&st.stats, outcome);
+        pending.settle(&st.ledger, outcome);
     }
 }
 

@@ -14,6 +14,7 @@ use deno_core::ModuleSpecifier;
 use tokio::sync::oneshot;
 
 use super::config::Binding;
+use super::recorder::Recorder;
 use super::shared::PluginShared;
 use super::stats::PluginStats;
 use super::watchdog::Watchdog;
@@ -160,14 +161,29 @@ pub(crate) struct Pending {
     pub(super) kind: InvocationKind,
     pub(super) name: Cow<'static, str>,
     pub(super) queued_at: Instant,
+    /// A hook call's input, kept while the plugin's hook calls are recorded.
+    pub(super) input: Option<Arc<str>>,
 }
 
 impl Pending {
-    /// Answers the call's caller, and counts the call in the plugin's stats.
-    pub(crate) fn settle(self, stats: &PluginStats, outcome: Result<String, CallError>) {
-        stats.record(self.kind, &self.name, self.queued_at.elapsed(), &outcome);
+    /// Answers the call's caller, counts the call in the plugin's stats, and records it if the
+    /// plugin's hook calls are recorded.
+    pub(crate) fn settle(self, ledger: &Ledger, outcome: Result<String, CallError>) {
+        let took = self.queued_at.elapsed();
+        ledger.stats.record(self.kind, &self.name, took, &outcome);
+        if let (Some(recorder), Some(input)) = (&ledger.recorder, &self.input) {
+            recorder.record(&self.name, input, &outcome, took);
+        }
         self.reply.send(outcome);
     }
+}
+
+/// Where settled calls are accounted: the plugin's stats, and its recorder while its hook calls
+/// are recorded (`HostOptions::record_dir`). A stand-in until the isolate is bound.
+#[derive(Default, Clone)]
+pub(crate) struct Ledger {
+    pub stats: Arc<PluginStats>,
+    pub recorder: Option<Arc<Recorder>>,
 }
 
 /// What an invocation is to the JS host, which runs each kind with its own handler
@@ -277,8 +293,8 @@ pub(crate) struct ActorState {
     /// While a timer callback runs: the deadline armed before it, restored when it returns
     /// (`op_host_timer`). Still set after an entry: the callback was terminated.
     pub timer: Option<Option<Instant>>,
-    /// The bound plugin's stats, where settled calls are counted (a stand-in until bound).
-    pub stats: Arc<PluginStats>,
+    /// Where settled calls are accounted.
+    pub ledger: Ledger,
 }
 
 impl ActorState {
@@ -293,7 +309,7 @@ impl ActorState {
             turn_timeout,
             watchdog,
             timer: None,
-            stats: Arc::default(),
+            ledger: Ledger::default(),
         }
     }
 }

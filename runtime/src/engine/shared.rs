@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use deno_core::ModuleSpecifier;
 
 use super::ops::Registrations;
+use super::recorder::Recorder;
 use super::stats::PluginStats;
 use super::streams::EventStream;
 use crate::logs::{LogTail, Stream};
@@ -39,6 +40,8 @@ pub struct PluginShared {
     pub wedge: tokio::sync::Notify,
     /// What the plugin's calls cost; the host keeps one per plugin ID, across reloads.
     pub stats: Arc<PluginStats>,
+    /// Where its hook calls are recorded, if they are (`HostOptions::record_dir`).
+    pub recorder: Option<Arc<Recorder>>,
 }
 
 impl PluginShared {
@@ -57,6 +60,7 @@ impl PluginShared {
             wedged: AtomicBool::new(false),
             wedge: tokio::sync::Notify::new(),
             stats: Arc::default(),
+            recorder: None,
         }
     }
 

@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use super::actor::{Actor, Exit};
 use super::config::{Binding, EngineConfig, Limits};
 use super::isolate::Isolate;
-use super::protocol::{ActorState, CallError, Message};
+use super::protocol::{ActorState, CallError, Ledger, Message};
 use super::shared::PluginShared;
 use super::stats::{own_cpu_time, PluginStats};
 use super::watchdog::{self, Watchdog};
@@ -312,7 +312,10 @@ impl Actor {
         state.put(shared.clone());
         let actor_state = state.borrow_mut::<ActorState>();
         actor_state.turn_timeout = limits.turn_timeout;
-        actor_state.stats = shared.stats.clone();
+        actor_state.ledger = Ledger {
+            stats: shared.stats.clone(),
+            recorder: shared.recorder.clone(),
+        };
         drop(state);
         self.limits = Limits {
             heap_bytes: self.limits.heap_bytes,

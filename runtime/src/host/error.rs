@@ -21,6 +21,9 @@ pub enum HostError {
     /// with this message.
     #[error("{message}")]
     Load { plugin: String, message: String },
+    /// A hook the catalogue does not name (`replay_hook`).
+    #[error("Unknown hook: {0}")]
+    UnknownHook(String),
     #[error("Plugin {plugin} does not contribute RPC {method}")]
     UnknownRpc { plugin: String, method: String },
     /// An RPC call failed: the plugin's error, its timeout, or a result over the limit.

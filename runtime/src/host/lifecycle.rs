@@ -225,6 +225,7 @@ impl PluginHost {
         let shared = Arc::new(PluginShared {
             storage_dir: self.options.settings_dir.as_ref().map(|d| d.join(id)),
             stats: self.plugin_stats(id),
+            recorder: self.plugin_recorder(id),
             ..PluginShared::new(id, directory.to_path_buf(), logs)
         });
         let (load_timeout, stop_timeout) = (limits.load_timeout, limits.stop_timeout);
@@ -410,6 +411,7 @@ impl PluginHost {
         self.slots.lock().unwrap().remove(id);
         self.logs.lock().unwrap().remove(id);
         self.stats.lock().unwrap().remove(id);
+        self.recorders.lock().unwrap().remove(id);
         Ok(())
     }
 

@@ -8,12 +8,14 @@
 //! - `provide`: calls into what plugins provide (provider connections, forge, usage).
 //! - `manifest`: `paseo.plugin.json` and the server entry.
 //! - `stats`: what each plugin costs, live (`PluginHost::stats`).
+//! - `record`: hook traffic recorded (`HostOptions::record_dir`) and replayed (`replay_hook`).
 
 mod dispatch;
 mod error;
 mod lifecycle;
 pub mod manifest;
 mod provide;
+mod record;
 mod standby;
 mod stats;
 
@@ -71,6 +73,9 @@ pub struct HostOptions {
     /// wake-up to reach, 20 to 80 µs on a virtual machine. Each call then costs up to this much
     /// CPU more; zero never spins (battery-powered or heavily shared machines).
     pub spin: std::time::Duration,
+    /// Where every hook call each plugin receives, and its answer, is recorded as JSON lines
+    /// (`<dir>/<plugin id>.jsonl`, `engine::recorder`); `None`: nothing is recorded.
+    pub record_dir: Option<PathBuf>,
     /// Whether an agent provider ID is the daemon's own: `Some("builtin")` or
     /// `Some("configured")` refuses a plugin registering it (`Plugin <id> cannot register
     /// builtin provider ID "<provider>"`).
@@ -93,6 +98,7 @@ impl Default for HostOptions {
             settings_dir: None,
             standby: false,
             spin: crate::engine::SPIN,
+            record_dir: None,
             reserved_provider: None,
         }
     }
@@ -129,6 +135,8 @@ pub struct PluginHost {
     logs: Mutex<HashMap<String, Arc<LogTail>>>,
     /// What each plugin's calls cost, by plugin ID (`stats`), across reloads.
     stats: Mutex<HashMap<String, Arc<crate::engine::PluginStats>>>,
+    /// Each plugin's recorder while hook calls are recorded (`HostOptions::record_dir`).
+    recorders: Mutex<HashMap<String, Option<Arc<crate::engine::recorder::Recorder>>>>,
     /// Notifications fired with `notify` and not finished yet (drained at shutdown).
     in_flight: Arc<InFlight>,
     /// Open agent sessions and the plugin tools attached to them.
@@ -194,6 +202,7 @@ impl PluginHost {
             slots: Mutex::default(),
             logs: Mutex::default(),
             stats: Mutex::default(),
+            recorders: Mutex::default(),
             in_flight: Arc::default(),
             sessions: Default::default(),
         }

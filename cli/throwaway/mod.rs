@@ -1,5 +1,5 @@
-//! The throwaway host: `paseo hook run`, `rpc call`, `tool list|call` and `plugin inspect` load
-//! plugins into a host of their own, answer `context.paseo` from memory and print every SDK call
+//! The throwaway host: `paseo hook run`, `rpc call`, `tool list|call`, `plugin inspect` and
+//! `hook replay` (`replay`) load plugins into a host of their own, answer `context.paseo` from memory and print every SDK call
 //! a plugin makes on stderr as `[<plugin-id>] [paseo] sdk <method> <json arguments>`.
 
 use std::io::Read;
@@ -15,6 +15,8 @@ use serde_json::{json, Value};
 
 use crate::args::{HookCommand, HostFlags, RpcCommand, ToolCommand};
 use crate::daemon::home::paseo_home;
+
+mod replay;
 
 /// The throwaway host: plugin logs and SDK calls on stderr, an in-memory daemon.
 fn stderr_logs() -> HostOptions {
@@ -91,10 +93,29 @@ fn print_outcome(outcome: Result<Value, String>) -> ExitCode {
     }
 }
 
-/// `paseo hook run`.
+/// `paseo hook run` and `paseo hook replay`.
 pub async fn hook(command: HookCommand) -> Result<ExitCode, String> {
-    let HookCommand::Run { host, hook, input } = command;
-    let hook = hook.as_str();
+    match command {
+        HookCommand::Run { host, hook, input } => run_hook(host, &hook, input).await,
+        HookCommand::Replay { host, file, json } => replay::replay(host, &file, json).await,
+    }
+}
+
+/// The in-memory daemon learns the agent an event is about, so that SDK calls on it succeed.
+fn seed_daemon(daemon: &MemoryDaemon, hook: &str, payload: &Value) {
+    if payload["agent"].is_object() {
+        daemon.add_agent(payload["agent"].clone());
+        if hook == "agent.permission.before" {
+            daemon.add_pending_permission(
+                payload["agent"]["id"].as_str().unwrap_or_default(),
+                payload["request"].clone(),
+            );
+        }
+    }
+}
+
+/// `paseo hook run`.
+async fn run_hook(host: HostFlags, hook: &str, input: Option<String>) -> Result<ExitCode, String> {
     let (mut options, daemon) = throwaway_host();
     let plugins = host_flags(&host, &mut options);
     let mut input = read_input(input.as_deref())?;
@@ -118,16 +139,7 @@ pub async fn hook(command: HookCommand) -> Result<ExitCode, String> {
         Some(spec) if spec.returns_request => input["request"].take(),
         _ => input,
     };
-    // The in-memory daemon knows the agent an event is about, so SDK calls on it succeed.
-    if payload["agent"].is_object() {
-        daemon.add_agent(payload["agent"].clone());
-        if hook == "agent.permission.before" {
-            daemon.add_pending_permission(
-                payload["agent"]["id"].as_str().unwrap_or_default(),
-                payload["request"].clone(),
-            );
-        }
-    }
+    seed_daemon(&daemon, hook, &payload);
     let outcome = host
         .run_hook(hook, payload, &OpenContext::default())
         .await
