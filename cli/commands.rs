@@ -11,7 +11,8 @@ use crate::args::{
     AgentCommand, AttachmentCommand, ForgeCommand, ListCommand, PermissionCommand, PluginCommand,
     SwitchCommand, UsageCommand, WorkspaceCommand,
 };
-use crate::daemon::{control, Daemon};
+use crate::daemon::control::{self, Method};
+use crate::daemon::Daemon;
 use crate::output::{cell, done, print_agent, print_stats, provided_table, table};
 
 fn key_values(items: &[String]) -> Result<Value, String> {
@@ -34,7 +35,7 @@ pub async fn daemon(
     record: Option<PathBuf>,
 ) -> Result<ExitCode, String> {
     if stop {
-        control::request(home, "daemon.stop", json!({})).await?;
+        control::request(home, Method::DaemonStop, json!({})).await?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(addr) = metrics {
@@ -91,7 +92,7 @@ pub async fn plugin(
         PluginCommand::Inspect { dir } => crate::throwaway::plugin_inspect(&dir, json_out).await?,
         PluginCommand::Dev { dir, home } => crate::dev::run(&dir, home.as_deref()).await?,
         PluginCommand::Ls { id } => {
-            let rows = control::request(home, "plugin.ls", json!({}))
+            let rows = control::request(home, Method::PluginLs, json!({}))
                 .await
                 .map(|v| {
                     let rows: Vec<Value> = v
@@ -169,10 +170,11 @@ pub async fn plugin(
                 json!({ "source": source, "id": id, "ref": git_ref, "subpath": path })
             };
             let started = std::time::Instant::now();
-            let result = control::request_with_progress(home, "plugin.install", params, |line| {
-                eprintln!("  {line}  ({:.1} s)", started.elapsed().as_secs_f64())
-            })
-            .await;
+            let result =
+                control::request_with_progress(home, Method::PluginInstall, params, |line| {
+                    eprintln!("  {line}  ({:.1} s)", started.elapsed().as_secs_f64())
+                })
+                .await;
             done(result, json_out, |v| {
                 println!("Installed plugin {}", cell(&v["id"]))
             })
@@ -195,13 +197,17 @@ pub async fn plugin(
             });
             if !check && !explicit && !yes {
                 let preview = json!({ "id": id, "all": all, "check": true });
-                let preview =
-                    match control::request_with_progress(home, "plugin.update", preview, |_| {})
-                        .await
-                    {
-                        Ok(preview) => preview,
-                        Err(e) => return Ok(done(Err(e), json_out, |_| {})),
-                    };
+                let preview = match control::request_with_progress(
+                    home,
+                    Method::PluginUpdate,
+                    preview,
+                    |_| {},
+                )
+                .await
+                {
+                    Ok(preview) => preview,
+                    Err(e) => return Ok(done(Err(e), json_out, |_| {})),
+                };
                 let rows = match &preview {
                     Value::Array(rows) => rows.clone(),
                     one => vec![one.clone()],
@@ -243,18 +249,27 @@ pub async fn plugin(
                     return Ok(ExitCode::SUCCESS);
                 }
             }
-            let result = control::request_with_progress(home, "plugin.update", params, |line| {
-                eprintln!("  {line}  ({:.1} s)", started.elapsed().as_secs_f64())
-            })
-            .await;
+            let result =
+                control::request_with_progress(home, Method::PluginUpdate, params, |line| {
+                    eprintln!("  {line}  ({:.1} s)", started.elapsed().as_secs_f64())
+                })
+                .await;
             done(result, json_out, print_updates)
         }
-        PluginCommand::Enable { id } => switch_plugin(home, "enable", &id, json_out).await,
-        PluginCommand::Disable { id } => switch_plugin(home, "disable", &id, json_out).await,
-        PluginCommand::Reload { id } => switch_plugin(home, "reload", &id, json_out).await,
-        PluginCommand::Remove { id } => switch_plugin(home, "remove", &id, json_out).await,
+        PluginCommand::Enable { id } => {
+            switch_plugin(home, Method::PluginEnable, &id, json_out).await
+        }
+        PluginCommand::Disable { id } => {
+            switch_plugin(home, Method::PluginDisable, &id, json_out).await
+        }
+        PluginCommand::Reload { id } => {
+            switch_plugin(home, Method::PluginReload, &id, json_out).await
+        }
+        PluginCommand::Remove { id } => {
+            switch_plugin(home, Method::PluginRemove, &id, json_out).await
+        }
         PluginCommand::Logs { id, follow: true } => {
-            control::stream(home, "plugin.logs", json!({ "id": id, "follow": true }), |line| {
+            control::stream(home, Method::PluginLogs, json!({ "id": id, "follow": true }), |line| {
                 if let Some(skipped) = line["gap"].as_u64() {
                     eprintln!("paseo: the log stream outran this follower; up to {skipped} entries were skipped");
                     return Ok(());
@@ -271,7 +286,7 @@ pub async fn plugin(
             ExitCode::SUCCESS
         }
         PluginCommand::Logs { id, follow: false } => {
-            let result = control::request(home, "plugin.logs", json!({ "id": id })).await;
+            let result = control::request(home, Method::PluginLogs, json!({ "id": id })).await;
             done(result, json_out, |v| {
                 table(
                     &["TIME", "STREAM", "MESSAGE"],
@@ -292,11 +307,11 @@ pub async fn plugin(
         PluginCommand::Stats { id, watch } => {
             let params = json!({ "id": id });
             if !watch {
-                let result = control::request(home, "plugin.stats", params).await;
+                let result = control::request(home, Method::PluginStats, params).await;
                 return Ok(done(result, json_out, |v| print_stats(v, id.is_some())));
             }
             loop {
-                let stats = control::request(home, "plugin.stats", params.clone()).await?;
+                let stats = control::request(home, Method::PluginStats, params.clone()).await?;
                 if json_out {
                     println!("{stats}");
                 } else {
@@ -346,12 +361,12 @@ fn print_updates(v: &Value) {
 }
 
 /// `paseo plugin enable|disable|reload|remove ID`.
-async fn switch_plugin(home: &Path, verb: &str, id: &str, json_out: bool) -> ExitCode {
-    let result = control::request(home, &format!("plugin.{verb}"), json!({ "id": id })).await;
-    let past = match verb {
-        "enable" => "Enabled",
-        "disable" => "Disabled",
-        "reload" => "Reloaded",
+async fn switch_plugin(home: &Path, method: Method, id: &str, json_out: bool) -> ExitCode {
+    let result = control::request(home, method, json!({ "id": id })).await;
+    let past = match method {
+        Method::PluginEnable => "Enabled",
+        Method::PluginDisable => "Disabled",
+        Method::PluginReload => "Reloaded",
         _ => "Removed",
     };
     done(result, json_out, |_| println!("{past} plugin {id}"))
@@ -367,9 +382,9 @@ pub async fn plugins_switch(
     let result = control::request(
         home,
         if on {
-            "plugins.enable"
+            Method::PluginsEnable
         } else {
-            "plugins.disable"
+            Method::PluginsDisable
         },
         json!({}),
     )
@@ -381,7 +396,7 @@ pub async fn plugins_switch(
 
 pub async fn agent(home: &Path, command: AgentCommand, json_out: bool) -> Result<ExitCode, String> {
     let show = |v: &Value| print_agent(v);
-    let by_id = |method: &'static str, id: String| async move {
+    let by_id = |method: Method, id: String| async move {
         control::request(home, method, json!({ "id": id })).await
     };
     Ok(match command {
@@ -404,7 +419,7 @@ pub async fn agent(home: &Path, command: AgentCommand, json_out: bool) -> Result
                 "env": key_values(&env)?,
             });
             done(
-                control::request(home, "agent.create", params).await,
+                control::request(home, Method::AgentCreate, params).await,
                 json_out,
                 show,
             )
@@ -412,18 +427,18 @@ pub async fn agent(home: &Path, command: AgentCommand, json_out: bool) -> Result
         AgentCommand::Send { id, text, wait } => {
             let result = control::request(
                 home,
-                "agent.send",
+                Method::AgentSend,
                 json!({ "id": id, "text": text, "wait": wait }),
             )
             .await;
             done(result, json_out, show)
         }
-        AgentCommand::Cancel { id } => done(by_id("agent.cancel", id).await, json_out, show),
-        AgentCommand::Close { id } => done(by_id("agent.close", id).await, json_out, show),
-        AgentCommand::Wait { id } => done(by_id("agent.wait", id).await, json_out, show),
-        AgentCommand::Show { id } => done(by_id("agent.show", id).await, json_out, show),
+        AgentCommand::Cancel { id } => done(by_id(Method::AgentCancel, id).await, json_out, show),
+        AgentCommand::Close { id } => done(by_id(Method::AgentClose, id).await, json_out, show),
+        AgentCommand::Wait { id } => done(by_id(Method::AgentWait, id).await, json_out, show),
+        AgentCommand::Show { id } => done(by_id(Method::AgentShow, id).await, json_out, show),
         AgentCommand::Ls => done(
-            control::request(home, "agent.ls", json!({})).await,
+            control::request(home, Method::AgentLs, json!({})).await,
             json_out,
             |v| {
                 table(
@@ -441,10 +456,12 @@ pub async fn agent(home: &Path, command: AgentCommand, json_out: bool) -> Result
                 )
             },
         ),
-        AgentCommand::Archive { id } => done(by_id("agent.archive", id).await, json_out, |v| {
-            println!("Archived at {}", cell(&v["archivedAt"]))
-        }),
-        AgentCommand::Reload { id } => done(by_id("agent.reload", id).await, json_out, show),
+        AgentCommand::Archive { id } => {
+            done(by_id(Method::AgentArchive, id).await, json_out, |v| {
+                println!("Archived at {}", cell(&v["archivedAt"]))
+            })
+        }
+        AgentCommand::Reload { id } => done(by_id(Method::AgentReload, id).await, json_out, show),
     })
 }
 
@@ -459,7 +476,7 @@ pub async fn permission(
         behavior,
         message,
     } = command;
-    let result = control::request(home, "permission.respond", json!({ "agentId": agent_id, "requestId": request_id, "behavior": behavior, "message": message })).await;
+    let result = control::request(home, Method::PermissionRespond, json!({ "agentId": agent_id, "requestId": request_id, "behavior": behavior, "message": message })).await;
     Ok(done(result, json_out, |_| {
         println!("Answered {request_id}: {behavior}")
     }))
@@ -491,13 +508,13 @@ pub async fn workspace(
                 std::fs::canonicalize(&dir).map_err(|_| format!("Directory not found: {dir}"))?;
             let params = json!({ "dir": dir, "title": title, "worktree": worktree });
             done(
-                control::request(home, "workspace.create", params).await,
+                control::request(home, Method::WorkspaceCreate, params).await,
                 json_out,
                 print_ws,
             )
         }
         WorkspaceCommand::Ls => done(
-            control::request(home, "workspace.ls", json!({})).await,
+            control::request(home, Method::WorkspaceLs, json!({})).await,
             json_out,
             |v| {
                 table(
@@ -516,7 +533,7 @@ pub async fn workspace(
             },
         ),
         WorkspaceCommand::Archive { id } => done(
-            control::request(home, "workspace.archive", json!({ "id": id })).await,
+            control::request(home, Method::WorkspaceArchive, json!({ "id": id })).await,
             json_out,
             |v| println!("Archived {}", cell(&v["id"])),
         ),
@@ -531,7 +548,7 @@ pub async fn provider(
 ) -> Result<ExitCode, String> {
     let ListCommand::Ls = command;
     Ok(done(
-        control::request(home, "provider.ls", json!({})).await,
+        control::request(home, Method::ProviderLs, json!({})).await,
         json_out,
         |v| {
             let rows = v.as_array().unwrap().iter().map(|r| {
@@ -559,7 +576,7 @@ pub async fn provider(
 pub async fn forge(home: &Path, command: ForgeCommand, json_out: bool) -> Result<ExitCode, String> {
     match command {
         ForgeCommand::Ls => Ok(done(
-            control::request(home, "forge.ls", json!({})).await,
+            control::request(home, Method::ForgeLs, json!({})).await,
             json_out,
             |v| provided_table(v, "FORGE"),
         )),
@@ -570,7 +587,7 @@ pub async fn forge(home: &Path, command: ForgeCommand, json_out: bool) -> Result
         } => {
             let input = crate::throwaway::read_input(input.as_deref())?;
             let params = json!({ "provider": provider, "method": method, "input": input });
-            let result = control::request(home, "forge.call", params).await;
+            let result = control::request(home, Method::ForgeCall, params).await;
             // A forge error is the method's outcome: printed with its kind, exit 1.
             if let Ok(answer) = &result {
                 if let Some(error) = answer.get("error") {
@@ -598,7 +615,7 @@ pub async fn usage(home: &Path, command: UsageCommand, json_out: bool) -> Result
     let (call, source, input) = match command {
         UsageCommand::Ls => {
             return Ok(done(
-                control::request(home, "usage.ls", json!({})).await,
+                control::request(home, Method::UsageLs, json!({})).await,
                 json_out,
                 |v| provided_table(v, "SOURCE"),
             ))
@@ -614,7 +631,7 @@ pub async fn usage(home: &Path, command: UsageCommand, json_out: bool) -> Result
     };
     let params = json!({ "source": source, "call": call, "input": input });
     Ok(done(
-        control::request(home, "usage.call", params).await,
+        control::request(home, Method::UsageCall, params).await,
         json_out,
         |v| println!("{}", serde_json::to_string_pretty(v).unwrap()),
     ))
@@ -634,7 +651,7 @@ pub async fn attachment(
     } = command;
     let params = json!({ "plugin": plugin, "method": method, "query": query });
     Ok(done(
-        control::request(home, "attachment.search", params).await,
+        control::request(home, Method::AttachmentSearch, params).await,
         json_out,
         |v| {
             let rows = v["items"].as_array().into_iter().flatten().map(|i| {

@@ -16,6 +16,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::broadcast::error::RecvError;
 
+pub use super::method::Method;
 use super::Daemon;
 
 /// The longest request line (a prompt sent with `agent send` is the largest legitimate one).
@@ -199,7 +200,7 @@ async fn connection(daemon: Arc<Daemon>, stream: UnixStream, stop: Arc<tokio::sy
             Ok(Err(LineError::NotUtf8)) => Err("Invalid request: not UTF-8".to_string()),
             Ok(Ok(Some(line))) => Ok(line),
         };
-        let (method, params) = match line.and_then(|line| parse_request(&line)) {
+        let (name, params) = match line.and_then(|line| parse_request(&line)) {
             Ok(request) => request,
             Err(error) => {
                 // The rest of a refused line may still be arriving: answer and close.
@@ -209,16 +210,28 @@ async fn connection(daemon: Arc<Daemon>, stream: UnixStream, stop: Arc<tokio::sy
                 return;
             }
         };
-        if method == "plugin.logs" && params["follow"] == true {
+        let Some(method) = Method::parse(&name) else {
+            let error = format!("Unknown daemon method: {name}");
+            let answer = json!({ "ok": false, "error": error });
+            if write
+                .write_all(format!("{answer}\n").as_bytes())
+                .await
+                .is_err()
+            {
+                return;
+            }
+            continue;
+        };
+        if method == Method::PluginLogs && params["follow"] == true {
             follow_logs(&daemon, &params, &mut write).await;
             return;
         }
-        if method == "plugin.install" || method == "plugin.update" {
+        if method == Method::PluginInstall || method == Method::PluginUpdate {
             // The answer ends the stream of progress lines, and the connection.
-            install_with_progress(&daemon, &method, &params, &mut write).await;
+            install_with_progress(&daemon, method, &params, &mut write).await;
             return;
         }
-        let outcome = handle(&daemon, &method, params).await;
+        let outcome = handle(&daemon, method, params).await;
         let answer = match outcome {
             Ok(result) => json!({ "ok": true, "result": result }),
             Err(error) => json!({ "ok": false, "error": error }),
@@ -230,7 +243,7 @@ async fn connection(daemon: Arc<Daemon>, stream: UnixStream, stop: Arc<tokio::sy
         {
             return;
         }
-        if method == "daemon.stop" {
+        if method == Method::DaemonStop {
             stop.notify_one();
             return;
         }
@@ -286,7 +299,7 @@ async fn follow_logs(
 /// commands) before their answer.
 async fn install_with_progress(
     daemon: &Arc<Daemon>,
-    method: &str,
+    method: Method,
     params: &Value,
     write: &mut tokio::net::unix::OwnedWriteHalf,
 ) {
@@ -298,7 +311,7 @@ async fn install_with_progress(
     let (id, git_ref, subpath) = (text("id"), text("ref"), text("subpath"));
     let install = async {
         match (method, text("source"), text("path")) {
-            ("plugin.update", _, _) => {
+            (Method::PluginUpdate, _, _) => {
                 let (all, check) = (params["all"] == true, params["check"] == true);
                 let version = text("version");
                 match (id.as_deref(), all) {
@@ -364,7 +377,7 @@ async fn install_with_progress(
 /// A request whose answer may be preceded by `{"progress": …}` lines, shown through `each`.
 pub async fn request_with_progress(
     home: &Path,
-    method: &str,
+    method: Method,
     params: Value,
     each: impl Fn(&str),
 ) -> Result<Value, String> {
@@ -385,43 +398,35 @@ fn str_param<'v>(params: &'v Value, key: &str) -> Result<&'v str, String> {
     params[key].as_str().ok_or_else(|| format!("missing {key}"))
 }
 
-async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Value, String> {
+async fn handle(daemon: &Arc<Daemon>, method: Method, params: Value) -> Result<Value, String> {
     match method {
-        "daemon.status" => Ok(
+        Method::DaemonStatus => Ok(
             json!({ "home": daemon.store.home, "pid": std::process::id(), "pluginsEnabled": daemon.plugins_enabled() }),
         ),
-        "daemon.stop" => Ok(json!({ "stopping": true })),
-        "plugin.ls" => Ok(json!(daemon.plugin_list())),
-        "plugins.enable" => daemon.set_plugins_enabled(true).await,
-        "plugins.disable" => daemon.set_plugins_enabled(false).await,
-        "plugin.install" => {
-            daemon
-                .plugin_install(
-                    Path::new(str_param(&params, "path")?),
-                    params["id"].as_str(),
-                )
-                .await
-        }
-        "plugin.enable" => {
+        Method::DaemonStop => Ok(json!({ "stopping": true })),
+        Method::PluginLs => Ok(json!(daemon.plugin_list())),
+        Method::PluginsEnable => daemon.set_plugins_enabled(true).await,
+        Method::PluginsDisable => daemon.set_plugins_enabled(false).await,
+        Method::PluginEnable => {
             daemon
                 .plugin_set_enabled(str_param(&params, "id")?, true)
                 .await
         }
-        "plugin.disable" => {
+        Method::PluginDisable => {
             daemon
                 .plugin_set_enabled(str_param(&params, "id")?, false)
                 .await
         }
-        "plugin.reload" => daemon.plugin_reload(str_param(&params, "id")?).await,
-        "plugin.remove" => daemon.plugin_remove(str_param(&params, "id")?).await,
-        "plugin.logs" => daemon
+        Method::PluginReload => daemon.plugin_reload(str_param(&params, "id")?).await,
+        Method::PluginRemove => daemon.plugin_remove(str_param(&params, "id")?).await,
+        Method::PluginLogs => daemon
             .plugin_logs(str_param(&params, "id")?)
             .map(|entries| json!(entries)),
-        "plugin.stats" => match &params["id"] {
+        Method::PluginStats => match &params["id"] {
             Value::Null => daemon.plugin_stats(None).await,
             _ => daemon.plugin_stats(Some(str_param(&params, "id")?)).await,
         },
-        "workspace.create" => {
+        Method::WorkspaceCreate => {
             let mut request =
                 json!({ "source": { "kind": "directory", "path": str_param(&params, "dir")? } });
             if let Some(title) = params["title"].as_str() {
@@ -432,11 +437,11 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
             }
             daemon.create_workspace(request).await
         }
-        "workspace.ls" => Ok(json!(daemon.workspaces())),
-        "workspace.archive" => daemon.archive_workspace(str_param(&params, "id")?).await,
-        "provider.ls" => Ok(daemon.provider_list()),
-        "forge.ls" => Ok(daemon.provided_list(ProvidedKind::ForgeProvider)),
-        "forge.call" => {
+        Method::WorkspaceLs => Ok(json!(daemon.workspaces())),
+        Method::WorkspaceArchive => daemon.archive_workspace(str_param(&params, "id")?).await,
+        Method::ProviderLs => Ok(daemon.provider_list()),
+        Method::ForgeLs => Ok(daemon.provided_list(ProvidedKind::ForgeProvider)),
+        Method::ForgeCall => {
             let input = params["input"].clone();
             daemon
                 .forge_call(
@@ -446,8 +451,8 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
                 )
                 .await
         }
-        "usage.ls" => Ok(daemon.provided_list(ProvidedKind::UsageSource)),
-        "usage.call" => {
+        Method::UsageLs => Ok(daemon.provided_list(ProvidedKind::UsageSource)),
+        Method::UsageCall => {
             let input = params["input"].clone();
             daemon
                 .usage_call(
@@ -457,7 +462,7 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
                 )
                 .await
         }
-        "attachment.search" => daemon
+        Method::AttachmentSearch => daemon
             .host
             .search_attachments(
                 str_param(&params, "plugin")?,
@@ -466,15 +471,15 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
             )
             .await
             .map_err(|e| e.to_string()),
-        "agent.create" => daemon.create_agent(params).await,
-        "agent.ls" => Ok(json!(daemon.agents())),
-        "agent.show" => daemon.agent_view(str_param(&params, "id")?).ok_or_else(|| {
+        Method::AgentCreate => daemon.create_agent(params).await,
+        Method::AgentLs => Ok(json!(daemon.agents())),
+        Method::AgentShow => daemon.agent_view(str_param(&params, "id")?).ok_or_else(|| {
             format!(
                 "Agent not found: {}",
                 params["id"].as_str().unwrap_or_default()
             )
         }),
-        "agent.send" => {
+        Method::AgentSend => {
             let id = str_param(&params, "id")?;
             daemon.send(id, str_param(&params, "text")?, None)?;
             if params["wait"] == true {
@@ -484,7 +489,7 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
                 .agent_view(id)
                 .ok_or_else(|| format!("Agent not found: {id}"))
         }
-        "agent.wait" => {
+        Method::AgentWait => {
             let id = str_param(&params, "id")?;
             daemon
                 .wait_idle(
@@ -496,11 +501,11 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
                 .agent_view(id)
                 .ok_or_else(|| format!("Agent not found: {id}"))
         }
-        "agent.cancel" => daemon.cancel(str_param(&params, "id")?).await,
-        "agent.close" => daemon.close(str_param(&params, "id")?).await,
-        "agent.archive" => daemon.archive_agent(str_param(&params, "id")?).await,
-        "agent.reload" => daemon.reload_agent(str_param(&params, "id")?).await,
-        "permission.respond" => {
+        Method::AgentCancel => daemon.cancel(str_param(&params, "id")?).await,
+        Method::AgentClose => daemon.close(str_param(&params, "id")?).await,
+        Method::AgentArchive => daemon.archive_agent(str_param(&params, "id")?).await,
+        Method::AgentReload => daemon.reload_agent(str_param(&params, "id")?).await,
+        Method::PermissionRespond => {
             let behavior = str_param(&params, "behavior")?;
             if behavior != "allow" && behavior != "deny" {
                 return Err(format!("behavior must be allow or deny, not {behavior}"));
@@ -516,15 +521,24 @@ async fn handle(daemon: &Arc<Daemon>, method: &str, params: Value) -> Result<Val
             )?;
             Ok(Value::Null)
         }
-        other => Err(format!("Unknown daemon method: {other}")),
+        // Their progress lines need the connection: `install_with_progress` answers them.
+        Method::PluginInstall | Method::PluginUpdate => Err(format!(
+            "{method} streams its answer; send it on a connection of its own"
+        )),
     }
 }
 
 /// One request to the running daemon.
-pub async fn request(home: &Path, method: &str, params: Value) -> Result<Value, String> {
+pub async fn request(home: &Path, method: Method, params: Value) -> Result<Value, String> {
     let mut stream = connect(home).await?;
     let sent = stream
-        .write_all(format!("{}\n", json!({ "method": method, "params": params })).as_bytes())
+        .write_all(
+            format!(
+                "{}\n",
+                json!({ "method": method.as_str(), "params": params })
+            )
+            .as_bytes(),
+        )
         .await;
     // A refused connection may have been answered already: its reason beats "broken pipe".
     let mut line = String::new();
@@ -548,13 +562,19 @@ pub async fn request(home: &Path, method: &str, params: Value) -> Result<Value, 
 /// A streaming request: calls `each` for every line until the daemon closes the connection.
 pub async fn stream(
     home: &Path,
-    method: &str,
+    method: Method,
     params: Value,
     mut each: impl FnMut(Value) -> Result<(), String>,
 ) -> Result<(), String> {
     let mut stream = connect(home).await?;
     stream
-        .write_all(format!("{}\n", json!({ "method": method, "params": params })).as_bytes())
+        .write_all(
+            format!(
+                "{}\n",
+                json!({ "method": method.as_str(), "params": params })
+            )
+            .as_bytes(),
+        )
         .await
         .map_err(|e| e.to_string())?;
     let mut lines = BufReader::new(stream).lines();

@@ -13,6 +13,7 @@ mod agents;
 pub mod control;
 pub mod home;
 mod install;
+mod method;
 pub mod metrics;
 mod model;
 mod permissions;
