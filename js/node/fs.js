@@ -1,6 +1,6 @@
 // `node:fs`: synchronous, callback and promise forms over the fs ops. Paths may be strings,
 // Buffers or file: URLs. Open files (`open`, `read`, `write`, `close`, fs/promises'
-// `FileHandle`) are OS file descriptors kept by runtime/src/node/fs.rs, read and written by
+// `FileHandle`) are OS file descriptors kept by runtime/src/node/fs/open_files.rs, read and written by
 // async ops off the plugin's thread. Streams (`createReadStream`, `ReadStream`, …) and
 // watchers (`watch`, `watchFile`) are in js/node/fs_streams.js and fs_watch.js, evaluated on
 // first use: a plugin that only reads files never evaluates node:stream.
@@ -34,7 +34,7 @@ export function toPath(p, name = "path") {
 }
 
 // Errors of the fs ops arrive as Node makes them: class, message, errno, code, syscall, path
-// and dest are set in Rust (runtime/src/node/fs.rs `FsError`).
+// and dest are set in Rust (runtime/src/node/fs/error.rs `FsError`).
 
 const encodingOf = (options) => (typeof options === "string" ? options : options?.encoding ?? null);
 

@@ -1,4 +1,4 @@
-// `node:tls`: TLS client and server sockets over the tls ops (runtime/src/node/tls.rs, rustls).
+// `node:tls`: TLS client and server sockets over the tls ops (runtime/src/node/tls/, rustls).
 // A TLSSocket is a net.Socket whose stream is a TLS session kept in Rust: JS reads and writes
 // plaintext, as over TCP. Client sessions run over a TCP connection the ops open, or, with
 // `{ socket }`, over any duplex the plugin has (the ciphertext pumped through an in-memory pipe);
@@ -26,7 +26,7 @@ function describe(value) {
   return `type ${typeof value} (${String(value)})`;
 }
 
-/** An op error worded `CODE: message` (tls.rs `coded`) as Node's error with that code; a
+/** An op error worded `CODE: message` (tls/mod.rs `coded`) as Node's error with that code; a
  *  TCP-level one as node:net words it. */
 function tlsError(e) {
   const m = /^([A-Z][A-Z0-9_]*): ([\s\S]*)$/.exec(e?.message ?? "");

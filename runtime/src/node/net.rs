@@ -325,7 +325,7 @@ pub async fn op_net_connect_unix(
     Ok(add_unix(&state, stream, String::new()))
 }
 
-// The stream ops, for every stream resource: TCP and unix sockets, TLS sessions (tls.rs) and
+// The stream ops, for every stream resource: TCP and unix sockets, TLS sessions (tls/) and
 // the in-memory pipes a TLS session runs over.
 
 /// The next chunk (up to 64 KiB); empty at end of stream. A TLS peer that closes without
