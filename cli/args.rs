@@ -123,6 +123,12 @@ pub enum Command {
         /// each request needs `Authorization: Bearer` and the token in $PASEO_HOME/metrics.token)
         #[arg(long, value_name = "127.0.0.1:PORT")]
         metrics: Option<std::net::SocketAddr>,
+        #[command(flatten)]
+        inspect: InspectFlags,
+        /// With --inspect: only this plugin's isolate is inspected; repeat for several
+        /// (default: every plugin's)
+        #[arg(long = "inspect-plugin", value_name = "ID")]
+        inspect_plugin: Vec<String>,
         /// Records every hook call each plugin receives, and what it answered, as JSON lines in
         /// DIR/<plugin-id>.jsonl (env values and secrets redacted; 0600) for `paseo hook replay`
         #[arg(long, value_name = "DIR")]
@@ -184,6 +190,33 @@ pub struct HostFlags {
     /// How long a hook may run, in milliseconds
     #[arg(long, value_name = "N")]
     pub timeout_ms: Option<u64>,
+}
+
+/// `--inspect[=ADDR]` and `--inspect-brk[=ADDR]`, as Node takes them.
+#[derive(Args, Debug, Default)]
+pub struct InspectFlags {
+    /// Serves the V8 inspector (Chrome DevTools Protocol) of the plugin's isolate at ADDR
+    /// (default 127.0.0.1:9229): chrome://inspect or VS Code attach to it. V8 only. Anyone
+    /// who attaches can run code as you
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = true,
+          default_missing_value = "127.0.0.1:9229")]
+    pub inspect: Option<std::net::SocketAddr>,
+    /// As --inspect, and the plugin's code waits for a debugger, then stops at its entry's
+    /// first line
+    #[arg(long = "inspect-brk", value_name = "ADDR", num_args = 0..=1, require_equals = true,
+          default_missing_value = "127.0.0.1:9229", conflicts_with = "inspect")]
+    pub inspect_brk: Option<std::net::SocketAddr>,
+}
+
+impl InspectFlags {
+    /// Where to serve the inspector, and whether to break at the first line.
+    pub fn chosen(&self) -> Option<(std::net::SocketAddr, bool)> {
+        match (self.inspect, self.inspect_brk) {
+            (_, Some(addr)) => Some((addr, true)),
+            (Some(addr), None) => Some((addr, false)),
+            (None, None) => None,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -405,6 +438,8 @@ reloads. With ID, one plugin and a line per kind of call.")]
         /// The daemon's home (default: a temporary one)
         #[arg(long, value_name = "DIR")]
         home: Option<PathBuf>,
+        #[command(flatten)]
+        inspect: InspectFlags,
     },
 }
 

@@ -32,6 +32,7 @@ pub async fn daemon(
     home: &Path,
     stop: bool,
     metrics: Option<std::net::SocketAddr>,
+    inspect: Option<(std::net::SocketAddr, paseo_plugin_runtime::InspectOptions)>,
     record: Option<PathBuf>,
 ) -> Result<ExitCode, String> {
     if stop {
@@ -41,6 +42,9 @@ pub async fn daemon(
     if let Some(addr) = metrics {
         crate::daemon::metrics::check(addr)?;
     }
+    if inspect.is_some() {
+        crate::daemon::inspector::check_engine()?;
+    }
     let record_dir = record
         .map(|dir| {
             std::path::absolute(&dir).map_err(|e| format!("--record {}: {e}", dir.display()))
@@ -48,6 +52,7 @@ pub async fn daemon(
         .transpose()?;
     let startup = crate::daemon::Startup {
         record_dir: record_dir.clone(),
+        inspect,
     };
     let daemon = Daemon::start_with(home.to_path_buf(), startup).await?;
     eprintln!(
@@ -90,7 +95,9 @@ pub async fn plugin(
 ) -> Result<ExitCode, String> {
     Ok(match command {
         PluginCommand::Inspect { dir } => crate::throwaway::plugin_inspect(&dir, json_out).await?,
-        PluginCommand::Dev { dir, home } => crate::dev::run(&dir, home.as_deref()).await?,
+        PluginCommand::Dev { dir, home, inspect } => {
+            crate::dev::run(&dir, home.as_deref(), inspect.chosen()).await?
+        }
         PluginCommand::Ls { id } => {
             let rows = control::request(home, Method::PluginLs, json!({}))
                 .await

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
-use crate::daemon::{control, Daemon};
+use crate::daemon::{control, Daemon, Startup};
 
 /// Modification times of the plugin's own files (not node_modules).
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, SystemTime> {
@@ -31,7 +31,15 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, SystemTime> {
     out
 }
 
-pub async fn run(dir: &Path, home: Option<&Path>) -> Result<ExitCode, String> {
+/// `inspect`: `--inspect[-brk]`'s address, and whether the plugin's code waits for a debugger.
+pub async fn run(
+    dir: &Path,
+    home: Option<&Path>,
+    inspect: Option<(std::net::SocketAddr, bool)>,
+) -> Result<ExitCode, String> {
+    if inspect.is_some() {
+        crate::daemon::inspector::check_engine()?;
+    }
     let dir = dir
         .canonicalize()
         .map_err(|_| format!("Plugin directory not found: {}", dir.display()))?;
@@ -43,7 +51,19 @@ pub async fn run(dir: &Path, home: Option<&Path>) -> Result<ExitCode, String> {
     std::fs::create_dir_all(&home).map_err(|e| e.to_string())?;
     std::fs::write(home.join("config.json"), r#"{ "pluginsEnabled": true }"#)
         .map_err(|e| e.to_string())?;
-    let daemon = Daemon::start(home.clone()).await?;
+    // The plugin's ID, for the debugger's target before the plugin loads (with --inspect-brk
+    // its load waits for the debugger).
+    let plugin_id = paseo_plugin_runtime::host::manifest::Manifest::read(&dir)
+        .map(|m| m.id)
+        .unwrap_or_default();
+    let startup = Startup {
+        inspect: inspect.map(|(addr, brk)| {
+            let plugins = Some(vec![plugin_id.clone()]);
+            (addr, paseo_plugin_runtime::InspectOptions { plugins, brk })
+        }),
+        ..Startup::default()
+    };
+    let daemon = Daemon::start_with(home.clone(), startup).await?;
     let mut logs = daemon.logs.subscribe();
     tokio::spawn(async move {
         while let Ok((id, entry)) = logs.recv().await {

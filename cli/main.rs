@@ -59,10 +59,16 @@ fn main() -> ExitCode {
             Command::Daemon {
                 command,
                 metrics,
+                inspect,
+                inspect_plugin,
                 record,
             } => {
                 let stop = matches!(command, Some(DaemonCommand::Stop));
-                commands::daemon(&home, stop, metrics, record).await
+                let inspect = inspect.chosen().map(|(addr, brk)| {
+                    let plugins = (!inspect_plugin.is_empty()).then_some(inspect_plugin);
+                    (addr, paseo_plugin_runtime::InspectOptions { plugins, brk })
+                });
+                commands::daemon(&home, stop, metrics, inspect, record).await
             }
             Command::Plugin(p) => commands::plugin(&home, p.command, p.out.json).await,
             Command::Plugins(g) => commands::plugins_switch(&home, g.command, g.out.json).await,

@@ -1165,3 +1165,292 @@ fn recorded_hook_traffic_replays_against_a_plugin_folder() {
         "{stderr}"
     );
 }
+
+/// A Chrome DevTools Protocol client over the inspector's WebSocket, as a debugger drives it:
+/// calls answered by id, events kept until asked for.
+#[cfg(feature = "v8")]
+struct Cdp {
+    ws: tungstenite::WebSocket<std::net::TcpStream>,
+    next: u64,
+    events: Vec<Value>,
+}
+
+#[cfg(feature = "v8")]
+impl Cdp {
+    fn connect(url: &str) -> Cdp {
+        let addr = url.trim_start_matches("ws://").split('/').next().unwrap();
+        let stream = std::net::TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let (ws, _) = tungstenite::client::client(url, stream).unwrap();
+        Cdp {
+            ws,
+            next: 0,
+            events: Vec::new(),
+        }
+    }
+
+    fn read(&mut self) -> Value {
+        loop {
+            match self.ws.read().expect("a message from the inspector") {
+                tungstenite::Message::Text(text) => return serde_json::from_str(&text).unwrap(),
+                tungstenite::Message::Close(_) => panic!("the inspector closed the connection"),
+                _ => {}
+            }
+        }
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        let message = json!({ "id": id, "method": method, "params": params }).to_string();
+        self.ws
+            .send(tungstenite::Message::Text(message.into()))
+            .unwrap();
+        loop {
+            let message = self.read();
+            if message["id"] == id {
+                assert!(message.get("error").is_none(), "{method}: {message}");
+                return message["result"].clone();
+            }
+            self.events.push(message);
+        }
+    }
+
+    fn event(&mut self, method: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        let wanted = |m: &Value| m["method"] == method && matches(&m["params"]);
+        if let Some(i) = self.events.iter().position(wanted) {
+            return self.events.remove(i)["params"].clone();
+        }
+        loop {
+            let message = self.read();
+            if wanted(&message) {
+                return message["params"].clone();
+            }
+            self.events.push(message);
+        }
+    }
+}
+
+/// `paseo daemon --inspect`: a debugger finds the plugin's target as chrome://inspect does,
+/// evaluates in its isolate, stops at a line of its TypeScript (through the source map the
+/// engine inlines), and the hook goes on once it resumes.
+#[cfg(feature = "v8")]
+#[test]
+fn a_debugger_attaches_to_a_plugin_and_stops_at_a_typescript_line() {
+    use base64::Engine as _;
+    let work = tempfile::tempdir().unwrap();
+    let log = work.path().join("daemon.log");
+    let daemon = Launch::new()
+        .arg("--inspect=127.0.0.1:0")
+        .arg("--inspect-plugin")
+        .arg("debug-target")
+        .log("warn", &log)
+        .start_with(&[fixture("debug-target")]);
+    let ws_url = poll(Duration::from_secs(10), || {
+        daemon.stderr().lines().find_map(|l| {
+            let rest = l.strip_prefix("Debugger listening on ")?;
+            Some(rest.strip_suffix(" (plugin debug-target)")?.to_string())
+        })
+    })
+    .unwrap_or_else(|| panic!("no target announced: {}", daemon.stderr()));
+    let addr = ws_url
+        .trim_start_matches("ws://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+
+    // Listed as Node lists its targets.
+    let (status, body) = http_get(&addr, "/json/list", None);
+    assert_eq!(status, 200, "{body}");
+    let list: Value = serde_json::from_str(&body).unwrap();
+    let target = &list[0];
+    assert_eq!(target["webSocketDebuggerUrl"], ws_url.as_str());
+    assert_eq!(target["title"], "paseo plugin debug-target");
+    assert_eq!(target["type"], "node");
+    assert!(target["url"]
+        .as_str()
+        .unwrap()
+        .ends_with("/debug-target/index.server.ts"));
+    let (status, body) = http_get(&addr, "/json/version", None);
+    assert_eq!(status, 200);
+    assert!(body.contains("\"Browser\":\"paseo/"), "{body}");
+    // A page on another name that resolves here (DNS rebinding) is refused.
+    {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            stream,
+            "GET /json/list HTTP/1.1\r\nHost: rebind.example:9229\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        assert!(response.starts_with("HTTP/1.1 403"), "{response}");
+    }
+
+    let mut cdp = Cdp::connect(&ws_url);
+    cdp.call("Runtime.enable", json!({}));
+    let evaluated = cdp.call(
+        "Runtime.evaluate",
+        json!({ "expression": "globalThis.debugTarget" }),
+    );
+    assert_eq!(evaluated["result"]["value"], "debug-target");
+    cdp.call("Debugger.enable", json!({}));
+    let script = cdp.event("Debugger.scriptParsed", |p| {
+        p["url"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("/debug-target/index.server.ts")
+    });
+
+    // The TypeScript line, mapped to the code V8 runs as DevTools maps it.
+    let source = std::fs::read_to_string(fixture("debug-target").join("index.server.ts")).unwrap();
+    let ts_line = source
+        .lines()
+        .position(|l| l.contains("// stop here"))
+        .unwrap() as u32;
+    let map_url = script["sourceMapURL"].as_str().unwrap();
+    let map = map_url
+        .strip_prefix("data:application/json;base64,")
+        .unwrap_or_else(|| panic!("not an inline map: {map_url}"));
+    let map = base64::engine::general_purpose::STANDARD
+        .decode(map)
+        .unwrap();
+    let map = sourcemap::SourceMap::from_slice(&map).unwrap();
+    let js_line = map
+        .tokens()
+        .filter(|t| t.get_src_line() == ts_line)
+        .map(|t| t.get_dst_line())
+        .min()
+        .expect("the line is in the source map");
+    let set = cdp.call(
+        "Debugger.setBreakpointByUrl",
+        json!({ "url": script["url"], "lineNumber": js_line }),
+    );
+    assert!(!set["locations"].as_array().unwrap().is_empty(), "{set}");
+
+    // An agent open runs the hook, which stops there.
+    let cwd = work.path().to_str().unwrap().to_string();
+    let create = paseo(daemon.home())
+        .args(["agent", "create", "--cwd", &cwd])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let paused = cdp.event("Debugger.paused", |_| true);
+    assert!(
+        !paused["hitBreakpoints"].as_array().unwrap().is_empty(),
+        "{paused}"
+    );
+    let frame = &paused["callFrames"][0];
+    let at = &frame["location"];
+    let token = map
+        .lookup_token(
+            at["lineNumber"].as_u64().unwrap() as u32,
+            at["columnNumber"].as_u64().unwrap() as u32,
+        )
+        .unwrap();
+    assert_eq!(token.get_src_line(), ts_line, "{paused}");
+    let seen = cdp.call(
+        "Debugger.evaluateOnCallFrame",
+        json!({ "callFrameId": frame["callFrameId"], "expression": "request.cwd" }),
+    );
+    assert_eq!(seen["result"]["value"], cwd.as_str());
+    cdp.call("Debugger.resume", json!({}));
+    let out = create.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // What the plugin logged reached the debugger's console as well as the plugin's log.
+    let logged = cdp.event("Runtime.consoleAPICalled", |p| {
+        p["args"][0]["value"] == "opening"
+    });
+    assert_eq!(logged["type"], "log");
+    assert_eq!(logged["args"][1]["value"], cwd.as_str());
+    let logs = daemon.cli(&["plugin", "logs", "debug-target"]);
+    assert!(
+        logs.to_string().contains(&format!("opening {cwd}")),
+        "{logs}"
+    );
+}
+
+/// The QuickJS build has no inspector, and says so.
+#[cfg(not(feature = "v8"))]
+#[test]
+fn the_inspector_needs_v8() {
+    let home = tempfile::tempdir().unwrap();
+    let out = paseo(home.path())
+        .args(["daemon", "--inspect"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the inspector needs the V8 engine; this binary runs QuickJS — build with `--features v8`"),
+        "{stderr}"
+    );
+    assert!(!home.path().join("daemon.lock").exists());
+}
+
+/// `paseo plugin dev DIR --inspect-brk`: the plugin's code waits for a debugger, then stops
+/// at its entry's first line; resumed, the plugin loads and dev goes on watching it.
+#[cfg(feature = "v8")]
+#[test]
+fn inspect_brk_waits_for_the_debugger_and_stops_at_the_entry() {
+    use std::io::BufRead;
+    let home = tempfile::tempdir().unwrap();
+    let mut dev = paseo(home.path())
+        .args(["plugin", "dev"])
+        .arg(fixture("debug-target"))
+        .args(["--inspect-brk=127.0.0.1:0", "--home"])
+        .arg(home.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let stderr = dev.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let _ = tx.send(line.unwrap_or_default());
+        }
+    });
+    let line_with = |what: &str| loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no line with {what}"));
+        if line.contains(what) {
+            return line;
+        }
+    };
+    let announced = line_with("Debugger listening on ");
+    let ws_url = announced
+        .strip_prefix("Debugger listening on ")
+        .and_then(|l| l.strip_suffix(" (plugin debug-target)"))
+        .unwrap()
+        .to_string();
+
+    let mut cdp = Cdp::connect(&ws_url);
+    cdp.call("Debugger.enable", json!({}));
+    cdp.call("Runtime.runIfWaitingForDebugger", json!({}));
+    let paused = cdp.event("Debugger.paused", |_| true);
+    let script = cdp.event("Debugger.scriptParsed", |p| {
+        p["scriptId"] == paused["callFrames"][0]["location"]["scriptId"]
+    });
+    assert!(
+        script["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/debug-target/index.server.ts"),
+        "{script}"
+    );
+    assert_eq!(paused["callFrames"][0]["location"]["lineNumber"], 0);
+    cdp.call("Debugger.resume", json!({}));
+    line_with("paseo dev: watching");
+    dev.kill().unwrap();
+    dev.wait().unwrap();
+}

@@ -567,3 +567,72 @@ async fn stats_count_calls_by_kind_and_outcome_and_survive_a_reload() {
     assert_eq!(unknown.to_string(), "Plugin is not configured: nope");
     host.shutdown().await;
 }
+
+/// A plugin paused by its debugger is not timed out for it: the time a debugger holds the
+/// isolate does not count against the hook's deadline (1 s here, paused 2 s), and the hook
+/// answers once the debugger resumes it. V8's inspector, through `PluginHost::debug_connect`.
+#[cfg(feature = "v8")]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plugin_paused_in_its_debugger_keeps_its_deadline() {
+    use paseo_plugin_runtime::engine::debugger::DebugSession;
+    use paseo_plugin_runtime::InspectOptions;
+
+    /// The next message that contains `what`.
+    async fn until(session: &mut DebugSession, what: &str) -> String {
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(10), session.recv())
+                .await
+                .unwrap_or_else(|_| panic!("no {what} within 10 s"))
+                .expect("the isolate went");
+            if message.contains(what) {
+                return message;
+            }
+        }
+    }
+
+    let host = std::sync::Arc::new(PluginHost::new(HostOptions {
+        limits: paseo_plugin_runtime::Limits {
+            hook_timeout: Duration::from_secs(1),
+            ..Default::default()
+        },
+        inspect: Some(InspectOptions::default()),
+        ..HostOptions::default()
+    }));
+    load_all(&host, &["debug-target"]).await;
+    let targets = host.debug_targets();
+    assert_eq!(targets.len(), 1);
+    assert!(targets[0].url.ends_with("/debug-target/index.server.ts"));
+
+    let mut session = host.debug_connect("debug-target").unwrap();
+    let send = |session: &DebugSession, id: u32, method: &str| {
+        assert!(session.send(json!({ "id": id, "method": method, "params": {} }).to_string()));
+    };
+    send(&session, 1, "Debugger.enable");
+    until(&mut session, r#""id":1"#).await;
+    // Stops at the next statement the isolate runs: the hook's.
+    send(&session, 2, "Debugger.pause");
+    let hook = {
+        let host = host.clone();
+        tokio::spawn(async move { open(&host, open_request()).await })
+    };
+    until(&mut session, r#""method":"Debugger.paused""#).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    send(&session, 3, "Debugger.resume");
+    until(&mut session, r#""method":"Debugger.resumed""#).await;
+    let answered = tokio::time::timeout(Duration::from_secs(10), hook)
+        .await
+        .expect("the hook answers after the debugger resumes")
+        .unwrap();
+    // Nothing was terminated for the pause.
+    assert_eq!(
+        log_lines(&host, "debug-target"),
+        [
+            "[paseo] Loading plugin",
+            "[paseo] Plugin ready",
+            "opening /projects/shop"
+        ]
+    );
+    assert_eq!(answered.unwrap()["env"]["DEBUGGED"], "yes");
+    drop(session);
+    host.shutdown().await;
+}

@@ -12,6 +12,7 @@
 mod agents;
 pub mod control;
 pub mod home;
+pub mod inspector;
 mod install;
 mod method;
 pub mod metrics;
@@ -57,6 +58,8 @@ pub struct Daemon {
     /// Why a configured plugin that never got a host slot failed (its requirements, build or
     /// load at install), for `plugin ls` until it starts or is removed.
     install_errors: Mutex<HashMap<String, String>>,
+    /// The debugger's server, with `--inspect`.
+    pub inspector: Mutex<Option<Arc<inspector::Inspector>>>,
     /// Exclusive ownership of `$PASEO_HOME` for as long as the daemon lives.
     _home_lock: home::HomeLock,
 }
@@ -67,6 +70,8 @@ pub struct Startup {
     /// `--record DIR`: every hook call each plugin receives, and its answer, as JSON lines in
     /// `DIR/<plugin id>.jsonl`, for `paseo hook replay`.
     pub record_dir: Option<PathBuf>,
+    /// `--inspect`: where the inspector listens, and which plugins it serves.
+    pub inspect: Option<(std::net::SocketAddr, paseo_plugin_runtime::InspectOptions)>,
 }
 
 impl Daemon {
@@ -98,6 +103,7 @@ impl Daemon {
             // Installs, enables and `paseo plugin reload` take an isolate booted ahead.
             standby: true,
             record_dir: startup.record_dir,
+            inspect: startup.inspect.as_ref().map(|(_, options)| options.clone()),
             reserved_provider: Some(Arc::new(|id: &str| {
                 providers::scripted::is_known(id).then_some("builtin")
             })),
@@ -116,6 +122,7 @@ impl Daemon {
             mcp: Mutex::default(),
             plugin_sessions: Mutex::default(),
             install_errors: Mutex::default(),
+            inspector: Mutex::default(),
             _home_lock: home_lock,
         });
         let _ = sdk.0.set(Arc::downgrade(&daemon));
@@ -126,6 +133,24 @@ impl Daemon {
         .await
         .map_err(|e| format!("Cannot start the MCP server: {e}"))?;
         *daemon.mcp.lock().unwrap() = Some(Arc::new(mcp));
+        if let Some((addr, options)) = &startup.inspect {
+            // Listening, and said where, before a plugin loads: with --inspect-brk each waits.
+            let inspector = inspector::Inspector::serve(daemon.host.clone(), *addr).await?;
+            let configured: Vec<String> = daemon
+                .config
+                .lock()
+                .unwrap()
+                .plugins
+                .keys()
+                .cloned()
+                .collect();
+            let ids: Vec<String> = match &options.plugins {
+                Some(ids) => ids.clone(),
+                None => configured,
+            };
+            inspector.announce(Some(&ids));
+            *daemon.inspector.lock().unwrap() = Some(inspector);
+        }
         daemon.start_plugins().await;
         daemon.resume_agents().await;
         Ok(daemon)

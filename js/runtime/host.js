@@ -1,7 +1,7 @@
 // The plugin side of the host: the `server` object handed to `contribute(server)`, hook
 // registration (both API generations), and the one entry point through which the engine
 // invokes plugin code (`invoke`), whose outcome always comes back through op_host_settle.
-import { ops, lazyModule } from "paseo:internal/core";
+import { core, ops, lazyModule } from "paseo:internal/core";
 import { TOOL } from "paseo:internal/tools";
 
 // `context.paseo` (paseo.js) and settings (settings.js) are evaluated the first time a plugin
@@ -298,8 +298,24 @@ async function runTool({ agentId, name, input, agent }, invocation) {
   }
 }
 
+// An inspected plugin's console lines reach the debugger's console too: each method calls V8's
+// own console (which the inspector hears) and then ours, through the engine's `callConsole`, so
+// the debugger shows the plugin's frame as the caller (the way deno_core's `wrapConsole` and
+// Node's inspector wrap theirs; `Deno` is hidden by now, so not through `wrapConsole` itself).
+function toDebuggerConsole(ours) {
+  const engine = core.v8Console;
+  if (!engine || !core.callConsole) return;
+  for (const key of Object.keys(engine)) {
+    if (!Object.hasOwn(ours, key)) continue;
+    const wrapped = core.callConsole.bind(ours, engine[key], ours[key]);
+    Object.defineProperty(wrapped, "name", { value: key });
+    ours[key] = wrapped;
+  }
+}
+
 async function load(entryUrl) {
   info = JSON.parse(ops.op_host_plugin_info());
+  if (info.debugged) toDebuggerConsole(globalThis.console);
   const server = { ...serverApi };
   Object.defineProperty(server, "paseo", { get: paseo, enumerable: true });
   Object.assign(server, { pluginId: info.id, dataDirectory: info.dataDirectory ?? undefined });

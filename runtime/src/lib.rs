@@ -28,8 +28,8 @@ pub use engine::{CallStats, Limits, PluginStats, Registrations};
 pub use hooks::types::OpenContext;
 pub use hooks::HookError;
 pub use host::{
-    HostError, HostOptions, NotificationStats, PluginHost, PluginInfo, PluginStatsReport,
-    PluginStatus, PASEO_VERSION,
+    DebugTarget, HostError, HostOptions, InspectOptions, NotificationStats, PluginHost, PluginInfo,
+    PluginStatsReport, PluginStatus, PASEO_VERSION,
 };
 pub use logs::{LogEntry, Stream};
 pub use providers::{ProvideError, ProviderConnection, ProviderEvent, ProviderHandle};

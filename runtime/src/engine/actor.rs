@@ -38,6 +38,11 @@ pub(super) struct Actor {
     pub(super) spin: Duration,
     /// Whether the turn of the event loop just run had the turn budget for its deadline.
     pub(super) turn_budget: bool,
+    /// Whether the isolate runs V8's inspector (`EngineConfig::inspector`).
+    pub(super) inspector: bool,
+    /// How much of the time its debugger held the isolate the pending calls' deadlines have
+    /// been given already (`debugger::PauseClock`).
+    pub(super) paused_seen: Duration,
 }
 
 pub(super) enum Exit {
@@ -196,6 +201,19 @@ impl Actor {
 
     /// Queues the invocation of a call; `flush` starts it.
     fn start(&mut self, call: Call) {
+        if matches!(call.kind, CallKind::Load { .. }) && self.inspector {
+            if let Some(port) = self.shared.debug.as_ref().filter(|p| p.brk) {
+                // `--inspect-brk`: the plugin's code waits for a debugger (until it sends
+                // Runtime.runIfWaitingForDebugger), then stops at its entry's `debugger`
+                // statement; the wait is not the load's time.
+                port.clock.pause();
+                self.js
+                    .inspector()
+                    .wait_for_runtime_run_if_waiting_for_debugger();
+                port.clock.resume();
+                self.paused_seen = port.clock.paused_total();
+            }
+        }
         self.next_id = self.next_id.wrapping_add(1);
         let id = self.next_id;
         use InvocationKind as K;
@@ -293,6 +311,9 @@ impl Actor {
         self.watchdog.arm(deadline);
         let (value, uncaught) = body(&mut self.js);
         let fired = self.watchdog.disarm();
+        // A debugger may have held the isolate inside: the next entry's deadline counts from
+        // where the calls' deadlines stand once that time is given back.
+        self.credit_pauses();
         self.turn_budget = budget;
         let after = self.after_entry(fired, uncaught);
         self.turn_budget = false;
@@ -330,6 +351,7 @@ impl Actor {
 
     /// Fails invocations whose deadline has passed and aborts their signals.
     fn expire_due(&mut self) -> Result<(), Exit> {
+        self.credit_pauses();
         let now = Instant::now();
         let expired: Vec<(u32, Pending)> = {
             let mut op_state = self.state.borrow_mut();
@@ -380,6 +402,24 @@ impl Actor {
         let ledger = self.ledger();
         for p in pending {
             p.settle(&ledger, Err(CallError::Stopped(reason.clone())));
+        }
+    }
+
+    /// Moves the pending calls' deadlines by the time a debugger held the isolate since the
+    /// last look: a plugin paused at a breakpoint is not timed out for it.
+    fn credit_pauses(&mut self) {
+        let Some(port) = &self.shared.debug else {
+            return;
+        };
+        let total = port.clock.paused_total();
+        let owed = total.saturating_sub(self.paused_seen);
+        if owed.is_zero() {
+            return;
+        }
+        self.paused_seen = total;
+        let mut op_state = self.state.borrow_mut();
+        for pending in op_state.borrow_mut::<ActorState>().pending.values_mut() {
+            pending.deadline += owed;
         }
     }
 

@@ -71,6 +71,9 @@ pub struct EngineConfig {
     /// How long the isolate's thread, and a caller waiting for an answer, keep looking before
     /// they sleep (`SPIN`); zero never spins.
     pub spin: Duration,
+    /// Whether the isolate runs V8's inspector, for a debugger to attach (`engine::debugger`);
+    /// only isolates of inspected plugins do.
+    pub inspector: bool,
 }
 
 /// The plugin an isolate serves.

@@ -14,8 +14,9 @@
 //! `streams` (event streams out of a plugin), `protocol` (calls, their outcomes, and the
 //! host-command/invocation-kind contract that ops and `budget` read), `isolate` (the host's
 //! handle), `spin` (looking before sleeping), `standby` (boot, standby and binding), `actor` (the
-//! loop that runs calls and every entry into JS), `stats` (what each plugin's calls cost) and
-//! `recorder` (hook traffic recorded for replay).
+//! loop that runs calls and every entry into JS), `stats` (what each plugin's calls cost),
+//! `recorder` (hook traffic recorded for replay) and `debugger` (the V8 inspector's sessions and
+//! the time a debugger holds the isolate, which deadlines do not count).
 
 mod actor;
 pub mod backend;
@@ -23,6 +24,7 @@ pub(crate) mod budget;
 pub mod bytecode_cache;
 pub mod code_cache;
 mod config;
+pub mod debugger;
 pub mod entry;
 pub mod host_js;
 pub mod imports;

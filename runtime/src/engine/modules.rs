@@ -180,6 +180,10 @@ pub struct PluginModuleLoader {
     cache_epoch: RefCell<Option<String>>,
     /// The epochs of packages outside the plugin's folder, by package folder.
     outside_epochs: RefCell<HashMap<PathBuf, String>>,
+    /// While a debugger may attach (`engine::debugger`): `Some(brk)`, and the plugin's modules
+    /// carry their source maps inline, for the debugger to show the TypeScript; with `brk`, the
+    /// entry starts with a `debugger` statement.
+    debugging: std::cell::Cell<Option<bool>>,
 }
 
 fn resolve_options(conditions: &[&str]) -> ResolveOptions {
@@ -225,7 +229,13 @@ impl PluginModuleLoader {
             source_maps: Default::default(),
             cache_epoch: Default::default(),
             outside_epochs: Default::default(),
+            debugging: Default::default(),
         }
+    }
+
+    /// Makes the plugin's modules ready for a debugger (`None`: not debugged).
+    pub fn set_debugging(&self, brk: Option<bool>) {
+        self.debugging.set(brk);
     }
 
     /// What `paseo:internal/preload` imports.
@@ -505,6 +515,10 @@ impl PluginModuleLoader {
         } else {
             code
         };
+        let code = match self.debugging.get() {
+            Some(brk) => self.for_debugger(url, code, brk && self.is_entry(&path)),
+            None => code,
+        };
         let code = self.for_bytecode_cache(&path, imports::for_quickjs(url, code));
         // QuickJS keeps no code caches: no path to canonicalize or compare there.
         let cache = (code_cache::ENABLED && self.is_host_package_file(&path))
@@ -516,6 +530,24 @@ impl PluginModuleLoader {
             url,
             cache,
         ))
+    }
+
+    /// A module as a debugger sees it: its source map inline (a data: URL, as DevTools and VS
+    /// Code read it), and, at the entry under `--inspect-brk`, a `debugger` statement before its
+    /// first line's code (on that line, so no line moves).
+    fn for_debugger(&self, url: &ModuleSpecifier, code: String, brk: bool) -> String {
+        use base64::Engine as _;
+        let mut code = if brk {
+            format!("debugger;{code}")
+        } else {
+            code
+        };
+        if let Some(map) = self.source_maps.borrow().get(url.as_str()) {
+            code.push_str("\n//# sourceMappingURL=data:application/json;base64,");
+            code.push_str(&base64::engine::general_purpose::STANDARD.encode(map));
+            code.push('\n');
+        }
+        code
     }
 
     /// The plugin's server entry (`index.server.ts` or `.tsx` at its root).

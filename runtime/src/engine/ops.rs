@@ -86,7 +86,9 @@ fn op_host_plugin_info(state: &mut OpState) -> String {
     let shared = state.borrow::<Arc<PluginShared>>();
     let data = shared.storage_dir.as_ref().map(|d| d.join("data"));
     let data = data.filter(|d| crate::private_files::create_private_dir_all(d).is_ok());
-    serde_json::json!({ "id": shared.id, "directory": shared.dir, "dataDirectory": data })
+    // `debugged`: a debugger may attach (`engine::debugger`); the console then reaches it too.
+    let debugged = shared.debug.is_some();
+    serde_json::json!({ "id": shared.id, "directory": shared.dir, "dataDirectory": data, "debugged": debugged })
         .to_string()
 }
 

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use deno_core::ModuleSpecifier;
 
+use super::debugger::DebugPort;
 use super::ops::Registrations;
 use super::recorder::Recorder;
 use super::stats::PluginStats;
@@ -42,6 +43,9 @@ pub struct PluginShared {
     pub stats: Arc<PluginStats>,
     /// Where its hook calls are recorded, if they are (`HostOptions::record_dir`).
     pub recorder: Option<Arc<Recorder>>,
+    /// Where a debugger attaches, if the plugin is inspected (`HostOptions::inspect`); its
+    /// isolates then boot with V8's inspector.
+    pub debug: Option<Arc<DebugPort>>,
 }
 
 impl PluginShared {
@@ -61,6 +65,7 @@ impl PluginShared {
             wedge: tokio::sync::Notify::new(),
             stats: Arc::default(),
             recorder: None,
+            debug: None,
         }
     }
 

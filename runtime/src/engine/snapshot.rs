@@ -136,6 +136,8 @@ pub(super) fn runtime(
         // would cost time and heap, also in isolates that never load one.
         skip_op_registration: startup_snapshot.is_some(),
         create_params: Some(deno_core::v8::CreateParams::default().heap_limits(0, heap_bytes)),
+        inspector: engine.inspector,
+        is_main: true,
         ..Default::default()
     };
     match JsRuntime::try_new(options(extensions, snapshot)) {

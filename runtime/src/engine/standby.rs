@@ -277,6 +277,8 @@ impl Actor {
             pump: None,
             spin: engine.spin,
             turn_budget: false,
+            inspector: engine.inspector,
+            paused_seen: Duration::ZERO,
         };
         let setup_ms = started.elapsed().as_secs_f64() * 1e3;
         actor.bootstrap(restored).await?;
@@ -306,9 +308,14 @@ impl Actor {
         self.watchdog
             .rename(&format!("plugin:{}:watchdog", shared.id));
         let mut state = self.state.borrow_mut();
-        state
-            .borrow::<Rc<modules::PluginModuleLoader>>()
-            .bind(shared.dir.clone(), shared.host_packages.clone());
+        let loader = state.borrow::<Rc<modules::PluginModuleLoader>>();
+        loader.bind(shared.dir.clone(), shared.host_packages.clone());
+        if let Some(port) = shared.debug.as_ref().filter(|_| self.inspector) {
+            loader.set_debugging(Some(port.brk));
+            port.attach(Some(self.js.inspector().get_session_sender()));
+            self.watchdog.watch_pauses(port.clone());
+            self.paused_seen = port.clock.paused_total();
+        }
         state.put(shared.clone());
         let actor_state = state.borrow_mut::<ActorState>();
         actor_state.turn_timeout = limits.turn_timeout;

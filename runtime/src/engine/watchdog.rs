@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use deno_core::v8::IsolateHandle;
 
+use super::debugger::DebugPort;
+
 /// How long an isolate told to terminate may take to come back before it counts as wedged.
 pub const WEDGED_AFTER: Duration = Duration::from_secs(2);
 
@@ -23,6 +25,9 @@ struct State {
     rename: Option<String>,
     /// When the thread wakes up next on its own; `None`: only when notified.
     sleeping_until: Option<Instant>,
+    /// The inspected plugin's debugger, whose pauses the deadline does not count, and how much
+    /// of its pause time the deadline armed now has been given already.
+    debugger: Option<(Arc<DebugPort>, Duration)>,
 }
 
 pub struct Watchdog {
@@ -67,6 +72,21 @@ impl Watchdog {
                         }
                         (Some(deadline), _) => {
                             let now = Instant::now();
+                            // Time a debugger held the isolate is added to the deadline when
+                            // it comes; while the debugger holds it, the deadline keeps moving.
+                            let owed = (now >= deadline)
+                                .then(|| st.debugger.as_mut())
+                                .flatten()
+                                .and_then(|(port, credited)| {
+                                    let total = port.clock.paused_total();
+                                    let owed = total.saturating_sub(*credited);
+                                    *credited = total;
+                                    (!owed.is_zero()).then_some(owed)
+                                });
+                            if let Some(owed) = owed {
+                                st.deadline = Some(deadline + owed);
+                                continue;
+                            }
                             if now >= deadline {
                                 isolate.terminate_execution();
                                 st.deadline = None;
@@ -102,12 +122,21 @@ impl Watchdog {
     pub fn arm(&self, deadline: Instant) {
         let (lock, cv) = &*self.shared;
         let mut st = lock.lock().unwrap();
+        if let Some((port, credited)) = st.debugger.as_mut() {
+            *credited = port.clock.paused_total();
+        }
         st.deadline = Some(deadline);
         st.fired = false;
         st.fired_at = None;
         if st.sleeping_until.is_none_or(|wake| deadline < wake) {
             cv.notify_one();
         }
+    }
+
+    /// Stops counting, from now on, the time the plugin's debugger holds the isolate.
+    pub fn watch_pauses(&self, port: Arc<DebugPort>) {
+        let credited = port.clock.paused_total();
+        self.shared.0.lock().unwrap().debugger = Some((port, credited));
     }
 
     /// The deadline of the JS entry in progress, if any.

@@ -21,6 +21,9 @@ pub enum HostError {
     /// with this message.
     #[error("{message}")]
     Load { plugin: String, message: String },
+    /// A debugger asked for a plugin the host does not inspect (`debug_connect`).
+    #[error("Plugin {0} is not inspected; start the daemon with --inspect-plugin {0}")]
+    NotInspected(String),
     /// A hook the catalogue does not name (`replay_hook`).
     #[error("Unknown hook: {0}")]
     UnknownHook(String),

@@ -226,6 +226,7 @@ impl PluginHost {
             storage_dir: self.options.settings_dir.as_ref().map(|d| d.join(id)),
             stats: self.plugin_stats(id),
             recorder: self.plugin_recorder(id),
+            debug: self.debug_port(id),
             ..PluginShared::new(id, directory.to_path_buf(), logs)
         });
         let (load_timeout, stop_timeout) = (limits.load_timeout, limits.stop_timeout);
@@ -412,6 +413,7 @@ impl PluginHost {
         self.logs.lock().unwrap().remove(id);
         self.stats.lock().unwrap().remove(id);
         self.recorders.lock().unwrap().remove(id);
+        self.debug_ports.lock().unwrap().remove(id);
         Ok(())
     }
 

@@ -8,8 +8,10 @@
 //! - `provide`: calls into what plugins provide (provider connections, forge, usage).
 //! - `manifest`: `paseo.plugin.json` and the server entry.
 //! - `stats`: what each plugin costs, live (`PluginHost::stats`).
+//! - `debug`: debuggers attached to inspected plugins (`HostOptions::inspect`).
 //! - `record`: hook traffic recorded (`HostOptions::record_dir`) and replayed (`replay_hook`).
 
+mod debug;
 mod dispatch;
 mod error;
 mod lifecycle;
@@ -28,6 +30,7 @@ use serde::Serialize;
 use crate::engine::{EngineConfig, Isolate, Limits, Registrations};
 use crate::logs::{LogEntry, LogListener, LogTail};
 use crate::sdk::PaseoDaemon;
+pub use debug::{DebugTarget, InspectOptions};
 pub use error::HostError;
 use lifecycle::Slot;
 pub use lifecycle::{HELD_NOTIFICATIONS, STOP_DRAIN};
@@ -76,6 +79,10 @@ pub struct HostOptions {
     /// Where every hook call each plugin receives, and its answer, is recorded as JSON lines
     /// (`<dir>/<plugin id>.jsonl`, `engine::recorder`); `None`: nothing is recorded.
     pub record_dir: Option<PathBuf>,
+    /// Plugins a debugger may attach to (`debug_targets`, `debug_connect`): their isolates boot
+    /// fresh with V8's inspector, and the time a debugger holds one is not counted against its
+    /// deadlines. V8 only.
+    pub inspect: Option<InspectOptions>,
     /// Whether an agent provider ID is the daemon's own: `Some("builtin")` or
     /// `Some("configured")` refuses a plugin registering it (`Plugin <id> cannot register
     /// builtin provider ID "<provider>"`).
@@ -99,6 +106,7 @@ impl Default for HostOptions {
             standby: false,
             spin: crate::engine::SPIN,
             record_dir: None,
+            inspect: None,
             reserved_provider: None,
         }
     }
@@ -137,6 +145,8 @@ pub struct PluginHost {
     stats: Mutex<HashMap<String, Arc<crate::engine::PluginStats>>>,
     /// Each plugin's recorder while hook calls are recorded (`HostOptions::record_dir`).
     recorders: Mutex<HashMap<String, Option<Arc<crate::engine::recorder::Recorder>>>>,
+    /// Each inspected plugin's debug port (`HostOptions::inspect`), across reloads.
+    debug_ports: Mutex<HashMap<String, Arc<crate::engine::debugger::DebugPort>>>,
     /// Notifications fired with `notify` and not finished yet (drained at shutdown).
     in_flight: Arc<InFlight>,
     /// Open agent sessions and the plugin tools attached to them.
@@ -195,6 +205,7 @@ impl PluginHost {
             }),
             preload: Vec::new(),
             spin: options.spin,
+            inspector: false,
         };
         PluginHost {
             standbys: StandbyPool::new(engine, options.standby),
@@ -203,6 +214,7 @@ impl PluginHost {
             logs: Mutex::default(),
             stats: Mutex::default(),
             recorders: Mutex::default(),
+            debug_ports: Mutex::default(),
             in_flight: Arc::default(),
             sessions: Default::default(),
         }

@@ -84,8 +84,16 @@ impl StandbyPool {
     /// An isolate for this plugin: the standby with the plugin's heap cap (fixed when an
     /// isolate is created) whose host packages are the ones the plugin wants, else the plain
     /// one (the plugin then imports its packages itself), else a fresh isolate.
+    /// An inspected plugin always gets a fresh isolate, booted with V8's inspector.
     pub fn isolate_for(&self, binding: Binding, wants: &[ModuleSpecifier]) -> Isolate {
         let heap = binding.limits.heap_bytes;
+        if binding.shared.debug.is_some() {
+            let engine = EngineConfig {
+                inspector: true,
+                ..self.config(heap, Vec::new())
+            };
+            return Standby::spawn(engine).bind(binding);
+        }
         let standby = {
             let mut ready = self.ready.lock().unwrap();
             let pick = |packages: &[ModuleSpecifier]| {
