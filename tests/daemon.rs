@@ -1376,6 +1376,22 @@ fn a_debugger_attaches_to_a_plugin_and_stops_at_a_typescript_line() {
         logs.to_string().contains(&format!("opening {cwd}")),
         "{logs}"
     );
+
+    // A reload gives the plugin a new isolate: the old session ends, and the same URL attaches
+    // to the new one.
+    daemon.cli(&["plugin", "reload", "debug-target"]);
+    loop {
+        match cdp.ws.read() {
+            Ok(tungstenite::Message::Close(_)) | Err(_) => break,
+            Ok(_) => {}
+        }
+    }
+    let mut again = Cdp::connect(&ws_url);
+    let evaluated = again.call(
+        "Runtime.evaluate",
+        json!({ "expression": "globalThis.debugTarget" }),
+    );
+    assert_eq!(evaluated["result"]["value"], "debug-target");
 }
 
 /// The QuickJS build has no inspector, and says so.
