@@ -192,6 +192,29 @@ pub struct HostFlags {
     pub timeout_ms: Option<u64>,
 }
 
+/// The grants of `paseo plugin allow|deny`, in the spirit of Deno's flags; each may repeat.
+#[derive(Args, Debug, Default)]
+pub struct GrantFlags {
+    /// A path (and what is under it) the plugin may read
+    #[arg(long, value_name = "PATH")]
+    pub read: Vec<String>,
+    /// A path (and what is under it) the plugin may write, create or remove in
+    #[arg(long, value_name = "PATH")]
+    pub write: Vec<String>,
+    /// A host (host, host:port, *.domain or *) it may connect to or listen on
+    #[arg(long, value_name = "HOST")]
+    pub net: Vec<String>,
+    /// A program (a name on PATH, or an absolute path) it may run
+    #[arg(long, value_name = "PROGRAM")]
+    pub run: Vec<String>,
+    /// An environment variable it may see
+    #[arg(long, value_name = "NAME")]
+    pub env: Vec<String>,
+    /// Host information (os.userInfo(), os.hostname(), …)
+    #[arg(long)]
+    pub sys: bool,
+}
+
 /// `--inspect[=ADDR]` and `--inspect-brk[=ADDR]`, as Node takes them.
 #[derive(Args, Debug, Default)]
 pub struct InspectFlags {
@@ -422,6 +445,27 @@ reloads. With ID, one plugin and a line per kind of call.")]
         /// Prints again every second until interrupted (with --json: a JSON line each time)
         #[arg(long)]
         watch: bool,
+    },
+    /// Shows what a plugin may touch: its policy, or full access
+    Permissions { id: String },
+    /// Grants a plugin access and applies it at once (a reload)
+    #[command(long_about = "\
+Grants a plugin access and applies it at once (a reload). A plugin with full access (no
+policy, as on Paseo's Node host) gets a policy of just these grants, so allowing is also how a
+policy starts. Paths may use $PLUGIN (its folder), $DATA (its settings and data), $WORKSPACES
+(the daemon's workspaces, as they come and go), $TMP and ~; relative paths are taken from here.
+A program a plugin may run runs with your rights; so does a shell (sh) it may run, whatever the
+command line.")]
+    Allow {
+        id: String,
+        #[command(flatten)]
+        grants: GrantFlags,
+    },
+    /// Takes grants back from a plugin's policy and applies it at once (a reload)
+    Deny {
+        id: String,
+        #[command(flatten)]
+        grants: GrantFlags,
     },
     /// Creates a plugin to start from in DIR
     Init {

@@ -8,12 +8,13 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 
 use crate::args::{
-    AgentCommand, AttachmentCommand, ForgeCommand, ListCommand, PermissionCommand, PluginCommand,
-    SwitchCommand, UsageCommand, WorkspaceCommand,
+    AgentCommand, AttachmentCommand, ForgeCommand, GrantFlags, ListCommand, PermissionCommand,
+    PluginCommand, SwitchCommand, UsageCommand, WorkspaceCommand,
 };
 use crate::daemon::control::{self, Method};
 use crate::daemon::Daemon;
-use crate::output::{cell, done, print_agent, print_stats, provided_table, table};
+use crate::output::{cell, done, print_agent, print_policy, print_stats, provided_table, table};
+use paseo_plugin_runtime::permissions::Policy;
 
 fn key_values(items: &[String]) -> Result<Value, String> {
     let mut map = serde_json::Map::new();
@@ -117,6 +118,7 @@ pub async fn plugin(
                         "PLUGIN",
                         "STATUS",
                         "ENABLED",
+                        "ACCESS",
                         "SOURCE",
                         "REVISION",
                         "DIRECTORY",
@@ -130,6 +132,7 @@ pub async fn plugin(
                                 "id",
                                 "status",
                                 "enabled",
+                                "access",
                                 "source",
                                 "revision",
                                 "directory",
@@ -332,6 +335,17 @@ pub async fn plugin(
                 }
             }
         }
+        PluginCommand::Permissions { id } => {
+            let result =
+                control::request(home, Method::PluginPermissions, json!({ "id": id })).await;
+            done(result, json_out, print_policy)
+        }
+        PluginCommand::Allow { id, grants } => {
+            change_policy(home, Method::PluginAllow, &id, &grants, json_out).await?
+        }
+        PluginCommand::Deny { id, grants } => {
+            change_policy(home, Method::PluginDeny, &id, &grants, json_out).await?
+        }
         PluginCommand::Init { dir, id } => crate::scaffold::init(&dir, id.as_deref())?,
         PluginCommand::Types { dir } => crate::scaffold::types(&dir)?,
     })
@@ -365,6 +379,41 @@ fn print_updates(v: &Value) {
             eprintln!("{w}");
         }
     }
+}
+
+/// `paseo plugin allow|deny ID …`: paths that are neither absolute nor placeholders are taken
+/// from the working directory here, not the daemon's.
+async fn change_policy(
+    home: &Path,
+    method: Method,
+    id: &str,
+    grants: &GrantFlags,
+    json_out: bool,
+) -> Result<ExitCode, String> {
+    let path = |p: &String| -> Result<String, String> {
+        if p.starts_with('$') || p.starts_with('~') || Path::new(p).is_absolute() {
+            return Ok(p.clone());
+        }
+        std::path::absolute(p)
+            .map(|a| a.display().to_string())
+            .map_err(|e| format!("{p}: {e}"))
+    };
+    let paths = |list: &[String]| list.iter().map(path).collect::<Result<Vec<_>, _>>();
+    let policy = Policy {
+        read: paths(&grants.read)?,
+        write: paths(&grants.write)?,
+        net: grants.net.clone(),
+        run: grants.run.clone(),
+        env: grants.env.clone(),
+        sys: grants.sys,
+    };
+    if policy == Policy::default() {
+        let none = "Name at least one grant: --read, --write, --net, --run, --env or --sys";
+        return Ok(done(Err(none.into()), json_out, print_policy));
+    }
+    let params = json!({ "id": id, "grants": policy });
+    let result = control::request(home, method, params).await;
+    Ok(done(result, json_out, print_policy))
 }
 
 /// `paseo plugin enable|disable|reload|remove ID`.

@@ -120,6 +120,43 @@ pub fn provided_table(v: &Value, first: &str) {
 }
 
 /// `paseo plugin stats`: a row per plugin, or (`detail`) one plugin and a row per kind of call.
+/// `paseo plugin permissions|allow|deny`: a plugin's policy, a line per kind of grant.
+pub fn print_policy(v: &Value) {
+    let id = v["id"].as_str().unwrap_or_default();
+    let policy = &v["permissions"];
+    if policy.is_null() {
+        println!("{id}: full access (no policy: it has your rights, as on Paseo's Node host)");
+        return;
+    }
+    println!("{id}: sandboxed");
+    for (kind, what) in [
+        ("read", "reads"),
+        ("write", "writes"),
+        ("net", "connects to"),
+        ("run", "runs"),
+        ("env", "sees"),
+    ] {
+        let items: Vec<&str> = policy[kind]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let shown = if items.is_empty() {
+            "nothing".to_string()
+        } else {
+            items.join(", ")
+        };
+        println!("  {kind:<6} {what} {shown}");
+    }
+    let sys = if policy["sys"] == true { "yes" } else { "no" };
+    println!("  sys    host information: {sys}");
+    if policy["run"].as_array().is_some_and(|a| !a.is_empty()) {
+        println!("  (a program it may run runs with your rights)");
+    }
+    if v["reloaded"] == true {
+        println!("applied: {id} reloaded");
+    }
+}
+
 pub fn print_stats(v: &Value, detail: bool) {
     let rows = v.as_array().cloned().unwrap_or_default();
     let calls = |r: &Value, field: &str| -> u64 {

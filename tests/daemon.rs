@@ -1470,3 +1470,97 @@ fn inspect_brk_waits_for_the_debugger_and_stops_at_the_entry() {
     dev.kill().unwrap();
     dev.wait().unwrap();
 }
+
+/// `paseo plugin permissions|allow|deny`: the owner's policy for a plugin, kept in config.json
+/// (`plugins.<id>.permissions`) and applied at once with a reload.
+#[test]
+fn the_owner_grants_and_takes_back_what_a_plugin_may_touch() {
+    let work = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(&[fixture("permissions")]);
+    let shown = daemon.cli(&["plugin", "permissions", "permissions"]);
+    assert_eq!(shown, json!({ "id": "permissions", "permissions": null }));
+    assert_eq!(
+        daemon.cli(&["plugin", "ls", "permissions"])[0]["access"],
+        "full"
+    );
+    let out = paseo(daemon.home())
+        .args(["plugin", "permissions", "permissions"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "permissions: full access (no policy: it has your rights, as on Paseo's Node host)\n"
+    );
+    // Nothing to take back from full access.
+    let e = daemon.cli_err(&["plugin", "deny", "permissions", "--sys"]);
+    assert!(e.starts_with("Plugin permissions has full access"), "{e}");
+
+    // Allowing gives it a policy of just that, applied at once; relative paths are the
+    // caller's.
+    let out = paseo(daemon.home())
+        .current_dir(work.path())
+        .args([
+            "plugin",
+            "allow",
+            "permissions",
+            "--read",
+            "$PLUGIN",
+            "--read",
+            "notes",
+        ])
+        .args(["--net", "api.example.com:443", "--sys", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let allowed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes = work.path().join("notes").display().to_string();
+    assert_eq!(
+        allowed,
+        json!({
+            "id": "permissions",
+            "permissions": { "read": ["$PLUGIN", notes], "net": ["api.example.com:443"], "sys": true },
+            "reloaded": true
+        })
+    );
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(daemon.home().join("config.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        config["plugins"]["permissions"]["permissions"],
+        allowed["permissions"]
+    );
+    let plugin = daemon.cli(&["plugin", "ls", "permissions"]);
+    assert_eq!(plugin[0]["status"], "running", "{plugin}");
+    assert_eq!(plugin[0]["access"], "sandboxed", "{plugin}");
+
+    // Denying takes grants back; the rest stays.
+    let denied = daemon.cli(&[
+        "plugin",
+        "deny",
+        "permissions",
+        "--sys",
+        "--net",
+        "api.example.com:443",
+    ]);
+    assert_eq!(denied["permissions"], json!({ "read": ["$PLUGIN", notes] }));
+    let out = paseo(daemon.home())
+        .args(["plugin", "permissions", "permissions"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("permissions: sandboxed\n  read   reads $PLUGIN, "),
+        "{text}"
+    );
+    assert!(text.contains("  net    connects to nothing\n"), "{text}");
+    assert!(text.contains("  sys    host information: no\n"), "{text}");
+    let e = daemon.cli_err(&["plugin", "allow", "permissions"]);
+    assert_eq!(
+        e,
+        "Name at least one grant: --read, --write, --net, --run, --env or --sys"
+    );
+}

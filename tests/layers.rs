@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Top-level modules by layer: a module may use the ones in lower layers only (not its peers).
 const LAYERS: &[&[&str]] = &[
-    &["logs", "private_files"],
+    &["logs", "permissions", "private_files"],
     &["hooks"],
     &["engine"],
     &["node", "sdk"],

@@ -426,6 +426,16 @@ async fn handle(daemon: &Arc<Daemon>, method: Method, params: Value) -> Result<V
             Value::Null => daemon.plugin_stats(None).await,
             _ => daemon.plugin_stats(Some(str_param(&params, "id")?)).await,
         },
+        Method::PluginPermissions => daemon.plugin_policy(str_param(&params, "id")?),
+        Method::PluginAllow | Method::PluginDeny => {
+            let grants: paseo_plugin_runtime::permissions::Policy =
+                serde_json::from_value(params["grants"].clone())
+                    .map_err(|e| format!("grants: {e}"))?;
+            let allow = method == Method::PluginAllow;
+            daemon
+                .plugin_change_policy(str_param(&params, "id")?, grants, allow)
+                .await
+        }
         Method::WorkspaceCreate => {
             let mut request =
                 json!({ "source": { "kind": "directory", "path": str_param(&params, "dir")? } });

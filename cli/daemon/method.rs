@@ -49,6 +49,11 @@ methods! {
     /// With `follow`, streams `{"log": …}` lines until the client goes.
     PluginLogs = "plugin.logs",
     PluginStats = "plugin.stats",
+    PluginPermissions = "plugin.permissions",
+    /// `id` and the grants (a policy's fields) to add.
+    PluginAllow = "plugin.allow",
+    /// `id` and the grants to take back.
+    PluginDeny = "plugin.deny",
     WorkspaceCreate = "workspace.create",
     WorkspaceLs = "workspace.ls",
     WorkspaceArchive = "workspace.archive",

@@ -19,6 +19,7 @@ pub mod metrics;
 mod model;
 mod permissions;
 mod plugins;
+mod policies;
 mod provided;
 mod providers;
 mod sdk;
@@ -91,6 +92,8 @@ impl Daemon {
         let (logs, _) = broadcast::channel(1024);
         let (trace, _) = broadcast::channel(1024);
         let sdk = Arc::new(Sdk(OnceLock::new()));
+        // The host asks the daemon for policies and workspaces, once the daemon exists.
+        let later: policies::Later = Arc::default();
         let log_tx = logs.clone();
         let host = Arc::new(PluginHost::new(HostOptions {
             log_listener: Some(Arc::new(move |id: &str, entry: &LogEntry| {
@@ -103,6 +106,8 @@ impl Daemon {
             // Installs, enables and `paseo plugin reload` take an isolate booted ahead.
             standby: true,
             record_dir: startup.record_dir,
+            permissions: Some(policies::policy_lookup(later.clone())),
+            workspaces: Some(policies::workspace_dirs(later.clone())),
             inspect: startup.inspect.as_ref().map(|(_, options)| options.clone()),
             reserved_provider: Some(Arc::new(|id: &str| {
                 providers::scripted::is_known(id).then_some("builtin")
@@ -126,6 +131,7 @@ impl Daemon {
             _home_lock: home_lock,
         });
         let _ = sdk.0.set(Arc::downgrade(&daemon));
+        let _ = later.set(Arc::downgrade(&daemon));
         let mcp = paseo_plugin_runtime::tools::mcp::McpServer::start(
             daemon.host.clone(),
             "127.0.0.1:0".parse().unwrap(),

@@ -111,6 +111,8 @@ impl Daemon {
                     "source": records.get(id).map_or(p.source.as_str(), |r| r.kind()),
                     "revision": sources::revision(&self.plugins_dir(), id, &p.path),
                     "directory": p.path, "error": error, "description": description,
+                    // What it may touch: `full` (its owner's rights) or `sandboxed` (a policy).
+                    "access": if p.permissions.is_some() { "sandboxed" } else { "full" },
                 })
             })
             .collect()
@@ -118,7 +120,7 @@ impl Daemon {
 
     /// Starts a configured plugin: reloads it if the host still has its slot (stopped by a
     /// disable or the global switch, it keeps its log tail), else loads it from `path`.
-    async fn reload_or_load(&self, id: &str, path: &Path) -> Result<(), String> {
+    pub(super) async fn reload_or_load(&self, id: &str, path: &Path) -> Result<(), String> {
         let started = if self.host.plugin(id).is_some() {
             self.host.reload(id).await
         } else {

@@ -155,6 +155,26 @@ Object.defineProperty(globalThis, Symbol.for("paseo.process.restart"), {
   configurable: true,
 });
 
+// A plugin with a policy sees only the variables it was granted: the environment taken at boot,
+// before the isolate knew its plugin, is taken again through the policy (js/runtime/host.js).
+Object.defineProperty(globalThis, Symbol.for("paseo.process.syncEnv"), {
+  value() {
+    const env = ops.op_process_info().env;
+    for (const name of Object.keys(process.env)) delete process.env[name];
+    Object.assign(process.env, env);
+  },
+});
+// Node's `process.permission` exists when a permission model runs: here, when the owner gave
+// the plugin a policy.
+const permission = Object.freeze({
+  has: (scope, reference) => ops.op_permission_has(String(scope), reference == null ? null : String(reference)) ?? true,
+});
+Object.defineProperty(process, "permission", {
+  get: () => (ops.op_permission_has("fs", null) === null ? undefined : permission),
+  enumerable: false,
+  configurable: true,
+});
+
 export default process;
 // `Object.prototype.toString.call(process)` is "[object process]" in Node; axios picks its
 // HTTP adapter by it.

@@ -316,6 +316,7 @@ function toDebuggerConsole(ours) {
 async function load(entryUrl) {
   info = JSON.parse(ops.op_host_plugin_info());
   if (info.debugged) toDebuggerConsole(globalThis.console);
+  if (info.restricted) globalThis[Symbol.for("paseo.process.syncEnv")]?.();
   const server = { ...serverApi };
   Object.defineProperty(server, "paseo", { get: paseo, enumerable: true });
   Object.assign(server, { pluginId: info.id, dataDirectory: info.dataDirectory ?? undefined });

@@ -2,7 +2,8 @@
 //! JavaScript isolate and dispatches Paseo's hooks to it.
 //!
 //! The layers, each using only the ones above it:
-//! - [`logs`], [`private_files`]: plugins' log tails; files for the owner's eyes only (leaves).
+//! - [`logs`], [`permissions`], [`private_files`]: plugins' log tails; what each plugin may
+//!   touch; files for the owner's eyes only (leaves).
 //! - [`hooks`]: the hook catalogue and the typed payloads, validation: pure data.
 //! - [`engine`]: isolates (one thread each), the module loader, transpiling, limits. It runs
 //!   the capabilities it is handed and names none of them.
@@ -19,6 +20,7 @@ pub mod hooks;
 pub mod host;
 pub mod logs;
 pub mod node;
+pub mod permissions;
 pub mod private_files;
 pub mod providers;
 pub mod sdk;

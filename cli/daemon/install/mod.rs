@@ -137,10 +137,13 @@ impl Daemon {
     /// Records a directory plugin in config.json.
     fn configure(&self, id: &str, path: &Path) -> Result<(), String> {
         let mut config = self.config.lock().unwrap();
+        // A reinstall keeps the policy the owner gave the plugin.
+        let permissions = config.plugins.get(id).and_then(|e| e.permissions.clone());
         let entry = PluginConfig {
             source: "directory".into(),
             path: path.to_path_buf(),
             enabled: None,
+            permissions,
         };
         config.plugins.insert(id.to_string(), entry);
         if let Err(e) = self.store.save_config(&config) {

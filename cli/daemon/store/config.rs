@@ -18,6 +18,11 @@ pub struct PluginConfig {
     pub path: PathBuf,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
+    /// What the plugin may touch (`paseo_plugin_runtime::permissions::Policy`), kept as written:
+    /// a policy that does not parse fails that plugin's load, not the daemon's start. Absent:
+    /// the owner's rights.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<Value>,
 }
 
 impl PluginConfig {

@@ -88,8 +88,17 @@ fn op_host_plugin_info(state: &mut OpState) -> String {
     let data = data.filter(|d| crate::private_files::create_private_dir_all(d).is_ok());
     // `debugged`: a debugger may attach (`engine::debugger`); the console then reaches it too.
     let debugged = shared.debug.is_some();
-    serde_json::json!({ "id": shared.id, "directory": shared.dir, "dataDirectory": data, "debugged": debugged })
-        .to_string()
+    // `restricted`: the owner gave it a policy (`crate::permissions`); its environment is taken
+    // again through it.
+    let restricted = shared.permissions.is_some();
+    serde_json::json!({
+        "id": shared.id,
+        "directory": shared.dir,
+        "dataDirectory": data,
+        "debugged": debugged,
+        "restricted": restricted,
+    })
+    .to_string()
 }
 
 /// The commands the actor queued for the JS host, as one JSON array (see `HostCommand`). An

@@ -46,6 +46,9 @@ pub struct PluginShared {
     /// Where a debugger attaches, if the plugin is inspected (`HostOptions::inspect`); its
     /// isolates then boot with V8's inspector.
     pub debug: Option<Arc<DebugPort>>,
+    /// What the plugin may touch, if the owner gave it a policy (`crate::permissions`); `None`:
+    /// its owner's rights, as on Paseo's Node host.
+    pub permissions: Option<Arc<crate::permissions::Permissions>>,
 }
 
 impl PluginShared {
@@ -66,6 +69,7 @@ impl PluginShared {
             stats: Arc::default(),
             recorder: None,
             debug: None,
+            permissions: None,
         }
     }
 

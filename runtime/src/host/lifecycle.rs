@@ -222,11 +222,14 @@ impl PluginHost {
         let Some(entry) = manifest::find_server_entry(directory)? else {
             return Ok(None); // client-only plugin: nothing runs on the daemon
         };
+        let storage_dir = self.options.settings_dir.as_ref().map(|d| d.join(id));
+        let permissions = self.plugin_permissions(id, directory, storage_dir.as_deref())?;
         let shared = Arc::new(PluginShared {
-            storage_dir: self.options.settings_dir.as_ref().map(|d| d.join(id)),
+            storage_dir,
             stats: self.plugin_stats(id),
             recorder: self.plugin_recorder(id),
             debug: self.debug_port(id),
+            permissions,
             ..PluginShared::new(id, directory.to_path_buf(), logs)
         });
         let (load_timeout, stop_timeout) = (limits.load_timeout, limits.stop_timeout);

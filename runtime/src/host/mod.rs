@@ -8,6 +8,7 @@
 //! - `provide`: calls into what plugins provide (provider connections, forge, usage).
 //! - `manifest`: `paseo.plugin.json` and the server entry.
 //! - `stats`: what each plugin costs, live (`PluginHost::stats`).
+//! - `permissions`: each plugin's policy compiled against its places at load.
 //! - `debug`: debuggers attached to inspected plugins (`HostOptions::inspect`).
 //! - `record`: hook traffic recorded (`HostOptions::record_dir`) and replayed (`replay_hook`).
 
@@ -16,6 +17,7 @@ mod dispatch;
 mod error;
 mod lifecycle;
 pub mod manifest;
+mod permissions;
 mod provide;
 mod record;
 mod standby;
@@ -79,6 +81,12 @@ pub struct HostOptions {
     /// Where every hook call each plugin receives, and its answer, is recorded as JSON lines
     /// (`<dir>/<plugin id>.jsonl`, `engine::recorder`); `None`: nothing is recorded.
     pub record_dir: Option<PathBuf>,
+    /// Each plugin's permission policy, asked at every load and reload (the daemon answers from
+    /// `plugins.<id>.permissions` in config.json); `None`, or no policy for a plugin: the
+    /// owner's rights, as on Paseo's Node host.
+    pub permissions: Option<PolicyLookup>,
+    /// The daemon's current workspaces' directories, for `$WORKSPACES` in policies.
+    pub workspaces: Option<Arc<dyn Fn() -> Vec<PathBuf> + Send + Sync>>,
     /// Plugins a debugger may attach to (`debug_targets`, `debug_connect`): their isolates boot
     /// fresh with V8's inspector, and the time a debugger holds one is not counted against its
     /// deadlines. V8 only.
@@ -91,6 +99,11 @@ pub struct HostOptions {
 
 /// See `HostOptions::reserved_provider`.
 pub type ReservedProvider = Arc<dyn Fn(&str) -> Option<&'static str> + Send + Sync>;
+
+/// The policy of a plugin, by its ID (`HostOptions::permissions`).
+/// A policy that cannot be read is an error naming why; the plugin then does not load.
+pub type PolicyLookup =
+    Arc<dyn Fn(&str) -> Option<Result<crate::permissions::Policy, String>> + Send + Sync>;
 
 impl Default for HostOptions {
     fn default() -> Self {
@@ -106,6 +119,8 @@ impl Default for HostOptions {
             standby: false,
             spin: crate::engine::SPIN,
             record_dir: None,
+            permissions: None,
+            workspaces: None,
             inspect: None,
             reserved_provider: None,
         }

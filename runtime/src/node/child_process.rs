@@ -35,6 +35,25 @@ pub struct SpawnOptions {
     gid: Option<u32>,
 }
 
+/// May the plugin run `o.file`? Looked up on the PATH the child gets (else the daemon's), a
+/// relative path against the child's working directory.
+fn check_run(state: &OpState, o: &SpawnOptions) -> Result<(), JsErrorBox> {
+    let program = match &o.cwd {
+        Some(cwd) if o.file.contains('/') && !o.file.starts_with('/') => std::path::Path::new(cwd)
+            .join(&o.file)
+            .to_string_lossy()
+            .into_owned(),
+        _ => o.file.clone(),
+    };
+    let path_var = o
+        .env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| std::ffi::OsString::from(v))
+        .or_else(|| std::env::var_os("PATH"));
+    super::permission::check(state, |p| p.check_run(&program, path_var.as_deref()))
+}
+
 fn command(o: &SpawnOptions) -> std::process::Command {
     let mut cmd = std::process::Command::new(&o.file);
     cmd.args(&o.args)
@@ -130,7 +149,8 @@ pub struct Spawned {
 
 #[op2]
 #[serde]
-pub fn op_cp_spawn(state: &mut OpState, #[serde] o: SpawnOptions) -> Spawned {
+pub fn op_cp_spawn(state: &mut OpState, #[serde] o: SpawnOptions) -> Result<Spawned, JsErrorBox> {
+    check_run(state, &o)?;
     let mut cmd = tokio::process::Command::from(command(&o));
     // A plugin's children end with the plugin unless asked to live on (`detached`).
     cmd.kill_on_drop(!o.detached);
@@ -138,11 +158,11 @@ pub fn op_cp_spawn(state: &mut OpState, #[serde] o: SpawnOptions) -> Spawned {
         Ok(child) => child,
         Err(e) => {
             let (code, errno) = error_code(&e);
-            return Spawned {
+            return Ok(Spawned {
                 error: Some(code),
                 errno,
                 ..Default::default()
-            };
+            });
         }
     };
     let table = &mut state.resource_table;
@@ -162,7 +182,7 @@ pub fn op_cp_spawn(state: &mut OpState, #[serde] o: SpawnOptions) -> Spawned {
         .map(|w| table.add(WritePipe(AsyncRefCell::new(w))));
     let pid = child.id().unwrap_or(0);
     let rid = table.add(ChildResource(RefCell::new(Some(child))));
-    Spawned {
+    Ok(Spawned {
         pid,
         rid,
         stdin,
@@ -170,7 +190,7 @@ pub fn op_cp_spawn(state: &mut OpState, #[serde] o: SpawnOptions) -> Spawned {
         stderr,
         error: None,
         errno: 0,
-    }
+    })
 }
 
 /// Waits for the child to end: `[exit code, signal number]`, one of them null.
@@ -305,6 +325,7 @@ pub fn op_cp_spawn_sync(
     kill_signal: i32,
     max_buffer: f64,
 ) -> Result<SyncResult, JsErrorBox> {
+    check_run(state, &o)?;
     let room = crate::engine::budget::heap_room(scope, state);
     let asked = if max_buffer.is_finite() && max_buffer >= 0.0 {
         max_buffer as usize

@@ -254,6 +254,7 @@ pub fn op_dgram_bind(
     #[smi] port: u32,
     #[smi] flags: u32,
 ) -> Result<ResourceId, JsErrorBox> {
+    super::permission::net(state, ip, Some(port as u16))?;
     let addr = socket_addr(ipv6, ip, port as u16).map_err(|e| error(&e))?;
     let socket = bind_socket(addr, flags).map_err(|e| error(&e))?;
     let socket = UdpSocket::from_std(socket).map_err(|e| error(&e))?;
@@ -372,6 +373,7 @@ pub fn op_dgram_send(
     #[string] ip: &str,
     #[smi] port: u32,
 ) -> Result<i32, JsErrorBox> {
+    super::permission::net(state, ip, Some(port as u16))?;
     let r = resource(state, rid)?;
     let sent = if ip.is_empty() {
         r.with_std(|s| s.send(data))
@@ -395,6 +397,7 @@ pub async fn op_dgram_send_async(
     #[string] ip: String,
     #[smi] port: u32,
 ) -> Result<u32, JsErrorBox> {
+    super::permission::check_rc(&state, |p| p.check_net(&ip, Some(port as u16)))?;
     let r = resource(&state.borrow(), rid)?;
     let cancel = RcRef::map(&r, |r| &r.cancel);
     let sent = if ip.is_empty() {
@@ -415,6 +418,7 @@ pub fn op_dgram_connect(
     #[string] ip: &str,
     #[smi] port: u32,
 ) -> Result<(), JsErrorBox> {
+    super::permission::net(state, ip, Some(port as u16))?;
     let r = resource(state, rid)?;
     if !ip.is_empty() {
         let addr = socket_addr(r.ipv6, ip, port as u16).map_err(|e| error(&e))?;

@@ -27,6 +27,10 @@ struct Clients {
 
 fn clients(state: &mut OpState) -> Result<&Clients, JsErrorBox> {
     if !state.has::<Clients>() {
+        // Each redirect followed is a connection of its own: the plugin's policy checks it.
+        let permissions = state
+            .try_borrow::<std::sync::Arc<crate::engine::PluginShared>>()
+            .and_then(|shared| shared.permissions.clone());
         let build = |policy| {
             reqwest::Client::builder()
                 .redirect(policy)
@@ -34,8 +38,19 @@ fn clients(state: &mut OpState) -> Result<&Clients, JsErrorBox> {
                 .build()
                 .map_err(|e| JsErrorBox::type_error(format!("fetch failed: {e}")))
         };
-        let follow = reqwest::redirect::Policy::custom(|attempt| {
-            if attempt.previous().len() > 20 {
+        let follow = reqwest::redirect::Policy::custom(move |attempt| {
+            let url = attempt.url();
+            let denied = permissions.as_ref().and_then(|p| {
+                let host = url.host_str()?;
+                p.check_net(host, url.port_or_known_default()).err()
+            });
+            if let Some(denied) = denied {
+                let text = format!(
+                    "Access to this API has been restricted: a redirect to {} (permission Net)",
+                    denied.resource
+                );
+                attempt.error(text)
+            } else if attempt.previous().len() > 20 {
                 attempt.error("redirect count exceeded")
             } else {
                 attempt.follow()
@@ -179,6 +194,9 @@ pub fn op_fetch_request(
         .map_err(|_| JsErrorBox::type_error(format!("'{method}' is not a valid HTTP method.")))?;
     let url = reqwest::Url::parse(url)
         .map_err(|_| JsErrorBox::type_error(format!("Failed to parse URL from {url}")))?;
+    if let Some(host) = url.host_str() {
+        super::permission::net(state, host, url.port_or_known_default())?;
+    }
     let client = clients(state).map(|c| {
         if follow {
             c.follow.clone()

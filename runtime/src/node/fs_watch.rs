@@ -255,6 +255,7 @@ pub fn op_fs_watch(
     #[string] path: &str,
     recursive: bool,
 ) -> Result<u32, JsErrorBox> {
+    super::permission::read(state, path)?;
     let md = std::fs::metadata(path).map_err(|e| node_error(e, "watch", path, None))?;
     let root = std::path::absolute(path).map_err(|e| node_error(e, "watch", path, None))?;
     let hub = hub(state);

@@ -8,12 +8,13 @@ pub mod fetch;
 mod fs;
 mod fs_watch;
 pub mod net;
+pub(crate) mod permission;
 mod sqlite;
 mod tls;
 mod zlib;
 
-use deno_core::op2;
 use deno_core::url::Url;
+use deno_core::{op2, OpState};
 use deno_error::JsErrorBox;
 use serde::Serialize;
 
@@ -165,11 +166,22 @@ struct ProcessInfo {
     cwd: String,
 }
 
+/// Throws Node's `ERR_ACCESS_DENIED` when the plugin's policy does not grant host information
+/// (`sys`); `what` names the `os` function asked.
+#[op2(fast)]
+fn op_os_check_sys(state: &mut OpState, #[string] what: &str) -> Result<(), JsErrorBox> {
+    permission::sys(state, what)
+}
+
+/// The process's facts; `env` holds the variables the plugin's policy lets it see (all without
+/// one).
 #[op2]
 #[serde]
-fn op_process_info() -> ProcessInfo {
+fn op_process_info(state: &mut OpState) -> ProcessInfo {
     ProcessInfo {
-        env: std::env::vars().collect(),
+        env: std::env::vars()
+            .filter(|(name, _)| permission::env_visible(state, name))
+            .collect(),
         pid: std::process::id(),
         ppid: read_trimmed("/proc/self/stat")
             .split_whitespace()
@@ -366,6 +378,8 @@ deno_core::extension!(
         op_crypto_fill_random,
         op_node_builtins,
         op_node_builtin_kind,
+        op_os_check_sys,
+        permission::op_permission_has,
         fs::op_fs_read,
         fs::op_fs_write,
         fs::op_fs_stat,

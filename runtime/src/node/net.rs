@@ -185,6 +185,7 @@ pub fn op_net_listen_tcp(
     #[string] host: &str,
     #[smi] port: u32,
 ) -> Result<Conn, JsErrorBox> {
+    super::permission::net(state, host, Some(port as u16))?;
     let port = port as u16;
     let candidates: Vec<SocketAddr> = if host.is_empty() {
         vec![
@@ -230,6 +231,7 @@ pub fn op_net_listen_tcp(
 #[op2]
 #[serde]
 pub fn op_net_listen_unix(state: &mut OpState, #[string] path: String) -> Result<Conn, JsErrorBox> {
+    super::permission::write(state, &path)?;
     let std_listener = std::os::unix::net::UnixListener::bind(&path)
         .map_err(|e| listen_error(&e, &format!(" {path}")))?;
     std_listener
@@ -293,6 +295,7 @@ pub async fn op_net_connect_tcp(
     #[string] host: String,
     #[smi] port: u32,
 ) -> Result<Conn, JsErrorBox> {
+    super::permission::check_rc(&state, |p| p.check_net(&host, Some(port as u16)))?;
     let port = port as u16;
     let addrs = tokio::net::lookup_host((host.as_str(), port))
         .await
@@ -319,6 +322,9 @@ pub async fn op_net_connect_unix(
     state: Rc<RefCell<OpState>>,
     #[string] path: String,
 ) -> Result<Conn, JsErrorBox> {
+    super::permission::check_rc(&state, |p| {
+        p.check_path(crate::permissions::Kind::Read, std::path::Path::new(&path))
+    })?;
     let stream = UnixStream::connect(&path)
         .await
         .map_err(|e| sys_error("connect", &e, &format!(" {path}")))?;
@@ -407,7 +413,11 @@ pub fn op_net_close(state: &mut OpState, #[smi] rid: ResourceId) {
 /// `getaddrinfo` results as `[address, family]`, in the resolver's order, without duplicates.
 #[op2]
 #[serde]
-pub async fn op_dns_lookup(#[string] host: String) -> Result<Vec<(String, u8)>, JsErrorBox> {
+pub async fn op_dns_lookup(
+    state: Rc<RefCell<OpState>>,
+    #[string] host: String,
+) -> Result<Vec<(String, u8)>, JsErrorBox> {
+    super::permission::check_rc(&state, |p| p.check_net(&host, None))?;
     let addrs = tokio::net::lookup_host((host.as_str(), 0))
         .await
         .map_err(|e| dns_error(&host, &e))?;

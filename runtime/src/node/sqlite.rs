@@ -122,6 +122,12 @@ fn op_sqlite_open(
     foreign_keys: bool,
     double_quoted_strings: bool,
 ) -> Result<u32, JsErrorBox> {
+    if path != ":memory:" && !path.is_empty() {
+        super::permission::read(state, path)?;
+        if !read_only {
+            super::permission::write(state, path)?;
+        }
+    }
     let mut flags = if read_only {
         OpenFlags::SQLITE_OPEN_READ_ONLY
     } else {

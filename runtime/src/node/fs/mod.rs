@@ -25,6 +25,7 @@ use deno_core::{op2, v8, OpState};
 use deno_error::JsErrorBox;
 
 use crate::engine::budget;
+use crate::node::permission;
 
 pub(super) use error::{node_error, FsError};
 use error::{os_error, range_error, syscall_error, too_large};
@@ -39,6 +40,7 @@ pub fn op_fs_read(
     #[string] path: &str,
     #[smi] copies: u32,
 ) -> Result<Vec<u8>, JsErrorBox> {
+    permission::read(state, path)?;
     let copies = copies.max(1) as usize;
     let mut file = std::fs::File::open(path).map_err(|e| node_error(e, "open", path, None))?;
     let size = file
@@ -83,12 +85,14 @@ pub fn op_fs_read(
 /// Writes (or appends) bytes, creating the file with `mode` (0o666 by default) when missing.
 #[op2(fast)]
 pub fn op_fs_write(
+    state: &mut OpState,
     #[string] path: &str,
     #[buffer] data: &[u8],
     append: bool,
     exclusive: bool,
     mode: u32,
 ) -> Result<(), JsErrorBox> {
+    permission::write(state, path)?;
     let mut options = std::fs::OpenOptions::new();
     options
         .write(true)
@@ -112,7 +116,12 @@ pub fn op_fs_write(
 
 #[op2]
 #[serde]
-pub fn op_fs_stat(#[string] path: &str, lstat: bool) -> Result<StatInfo, JsErrorBox> {
+pub fn op_fs_stat(
+    state: &mut OpState,
+    #[string] path: &str,
+    lstat: bool,
+) -> Result<StatInfo, JsErrorBox> {
+    permission::read(state, path)?;
     let md = if lstat {
         std::fs::symlink_metadata(path)
     } else {
@@ -135,6 +144,7 @@ pub fn op_fs_readdir(
     state: &mut OpState,
     #[string] path: &str,
 ) -> Result<Vec<(String, &'static str)>, JsErrorBox> {
+    permission::read(state, path)?;
     let mut out = Vec::new();
     let (mut cost, mut limit, mut measured) = (0usize, budget::SMALL, false);
     for entry in std::fs::read_dir(path).map_err(|e| node_error(e, "scandir", path, None))? {
@@ -167,7 +177,13 @@ pub fn op_fs_readdir(
 /// Returns the first directory created (Node's `mkdir` with `recursive` does), or "".
 #[op2]
 #[string]
-pub fn op_fs_mkdir(#[string] path: &str, recursive: bool, mode: u32) -> Result<String, JsErrorBox> {
+pub fn op_fs_mkdir(
+    state: &mut OpState,
+    #[string] path: &str,
+    recursive: bool,
+    mode: u32,
+) -> Result<String, JsErrorBox> {
+    permission::write(state, path)?;
     use std::os::unix::fs::DirBuilderExt;
     let mode = if mode == 0 { 0o777 } else { mode };
     if recursive {
@@ -200,11 +216,13 @@ pub fn op_fs_mkdir(#[string] path: &str, recursive: bool, mode: u32) -> Result<S
 /// `rmdir` (1) and `unlink` (2), each failing as Node's does.
 #[op2(fast)]
 pub fn op_fs_remove(
+    state: &mut OpState,
     #[string] path: &str,
     #[smi] how: u32,
     recursive: bool,
     force: bool,
 ) -> Result<(), JsErrorBox> {
+    permission::write(state, path)?;
     match how {
         1 => return std::fs::remove_dir(path).map_err(|e| node_error(e, "rmdir", path, None)),
         2 => return std::fs::remove_file(path).map_err(|e| node_error(e, "unlink", path, None)),
@@ -236,16 +254,25 @@ pub fn op_fs_remove(
 }
 
 #[op2(fast)]
-pub fn op_fs_rename(#[string] from: &str, #[string] to: &str) -> Result<(), JsErrorBox> {
+pub fn op_fs_rename(
+    state: &mut OpState,
+    #[string] from: &str,
+    #[string] to: &str,
+) -> Result<(), JsErrorBox> {
+    permission::write(state, from)?;
+    permission::write(state, to)?;
     std::fs::rename(from, to).map_err(|e| node_error(e, "rename", from, Some(to)))
 }
 
 #[op2(fast)]
 pub fn op_fs_copy(
+    state: &mut OpState,
     #[string] from: &str,
     #[string] to: &str,
     exclusive: bool,
 ) -> Result<(), JsErrorBox> {
+    permission::read(state, from)?;
+    permission::write(state, to)?;
     if exclusive && Path::new(to).exists() {
         return Err(os_error(libc::EEXIST, "copyfile", from, Some(to)));
     }
@@ -256,7 +283,8 @@ pub fn op_fs_copy(
 
 #[op2]
 #[string]
-pub fn op_fs_realpath(#[string] path: &str) -> Result<String, JsErrorBox> {
+pub fn op_fs_realpath(state: &mut OpState, #[string] path: &str) -> Result<String, JsErrorBox> {
+    permission::read(state, path)?;
     std::fs::canonicalize(path)
         .map(|p| p.to_string_lossy().into_owned())
         .map_err(|e| {
@@ -275,7 +303,12 @@ pub fn op_fs_realpath(#[string] path: &str) -> Result<String, JsErrorBox> {
 }
 
 #[op2(fast)]
-pub fn op_fs_access(#[string] path: &str, mode: u32) -> Result<(), JsErrorBox> {
+pub fn op_fs_access(
+    state: &mut OpState,
+    #[string] path: &str,
+    mode: u32,
+) -> Result<(), JsErrorBox> {
+    permission::read(state, path)?;
     let md = std::fs::metadata(path).map_err(|e| node_error(e, "access", path, None))?;
     // Checks the permission bits; good enough for the owner, which plugins are.
     let bits = md.permissions().mode();
@@ -290,33 +323,49 @@ pub fn op_fs_access(#[string] path: &str, mode: u32) -> Result<(), JsErrorBox> {
 }
 
 #[op2(fast)]
-pub fn op_fs_chmod(#[string] path: &str, mode: u32) -> Result<(), JsErrorBox> {
+pub fn op_fs_chmod(state: &mut OpState, #[string] path: &str, mode: u32) -> Result<(), JsErrorBox> {
+    permission::write(state, path)?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
         .map_err(|e| node_error(e, "chmod", path, None))
 }
 
 #[op2(fast)]
-pub fn op_fs_symlink(#[string] target: &str, #[string] path: &str) -> Result<(), JsErrorBox> {
+pub fn op_fs_symlink(
+    state: &mut OpState,
+    #[string] target: &str,
+    #[string] path: &str,
+) -> Result<(), JsErrorBox> {
+    permission::write(state, path)?;
     std::os::unix::fs::symlink(target, path)
         .map_err(|e| node_error(e, "symlink", target, Some(path)))
 }
 
 #[op2]
 #[string]
-pub fn op_fs_readlink(#[string] path: &str) -> Result<String, JsErrorBox> {
+pub fn op_fs_readlink(state: &mut OpState, #[string] path: &str) -> Result<String, JsErrorBox> {
+    permission::read(state, path)?;
     std::fs::read_link(path)
         .map(|p| p.to_string_lossy().into_owned())
         .map_err(|e| node_error(e, "readlink", path, None))
 }
 
 #[op2(fast)]
-pub fn op_fs_link(#[string] from: &str, #[string] to: &str) -> Result<(), JsErrorBox> {
+pub fn op_fs_link(
+    state: &mut OpState,
+    #[string] from: &str,
+    #[string] to: &str,
+) -> Result<(), JsErrorBox> {
+    // The new name reaches the same file: as much as writing to it.
+    permission::read(state, from)?;
+    permission::write(state, from)?;
+    permission::write(state, to)?;
     std::fs::hard_link(from, to).map_err(|e| node_error(e, "link", from, Some(to)))
 }
 
 #[op2]
 #[string]
-pub fn op_fs_mkdtemp(#[string] prefix: &str) -> Result<String, JsErrorBox> {
+pub fn op_fs_mkdtemp(state: &mut OpState, #[string] prefix: &str) -> Result<String, JsErrorBox> {
+    permission::write(state, prefix)?;
     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     for _ in 0..16 {
         let mut bytes = [0u8; 6];
@@ -341,7 +390,12 @@ pub fn op_fs_mkdtemp(#[string] prefix: &str) -> Result<String, JsErrorBox> {
 }
 
 #[op2(fast)]
-pub fn op_fs_truncate(#[string] path: &str, #[number] len: u64) -> Result<(), JsErrorBox> {
+pub fn op_fs_truncate(
+    state: &mut OpState,
+    #[string] path: &str,
+    #[number] len: u64,
+) -> Result<(), JsErrorBox> {
+    permission::write(state, path)?;
     let file = std::fs::OpenOptions::new()
         .write(true)
         .open(path)
@@ -353,11 +407,13 @@ pub fn op_fs_truncate(#[string] path: &str, #[number] len: u64) -> Result<(), Js
 /// `utimes` (follows a symlink) and `lutimes` (changes the link itself).
 #[op2(fast)]
 pub fn op_fs_utimes(
+    state: &mut OpState,
     #[string] path: &str,
     atime: f64,
     mtime: f64,
     follow: bool,
 ) -> Result<(), JsErrorBox> {
+    permission::write(state, path)?;
     let syscall = if follow { "utime" } else { "lutime" };
     let c_path = std::ffi::CString::new(path).map_err(|_| {
         JsErrorBox::type_error("The \"path\" argument must be a string without null bytes")

@@ -165,6 +165,20 @@ async fn on_pool<T: Send + 'static>(
         .map_err(|e| std::io::Error::other(e.to_string()))?
 }
 
+/// May the plugin open `path` with `flags`: read for reading, write for writing, creating,
+/// truncating or appending?
+fn check_open(state: &OpState, path: &str, flags: i32) -> Result<(), JsErrorBox> {
+    let access = flags & libc::O_ACCMODE;
+    if access == libc::O_RDONLY || access == libc::O_RDWR {
+        crate::node::permission::read(state, path)?;
+    }
+    let writes = libc::O_CREAT | libc::O_TRUNC | libc::O_APPEND;
+    if access == libc::O_WRONLY || access == libc::O_RDWR || flags & writes != 0 {
+        crate::node::permission::write(state, path)?;
+    }
+    Ok(())
+}
+
 /// Opens `path` with Node's numeric `flags` and `mode`, off the plugin's thread. A FIFO opens
 /// without waiting for its other end: for reading at once (a read then waits on epoll for a
 /// writer), for writing once a reader is there (tried again every 20 ms: Node waits in its
@@ -176,6 +190,7 @@ pub async fn op_fs_open(
     flags: i32,
     mode: u32,
 ) -> Result<i32, JsErrorBox> {
+    check_open(&state.borrow(), &path, flags)?;
     let file = if is_fifo(&path) {
         loop {
             match open_raw(&path, flags | libc::O_NONBLOCK, mode) {
@@ -201,6 +216,7 @@ pub fn op_fs_open_sync(
     flags: i32,
     mode: u32,
 ) -> Result<i32, JsErrorBox> {
+    check_open(state, path, flags)?;
     let file = open_raw(path, flags, mode).map_err(|e| node_error(e, "open", path, None))?;
     add_file(state, file).map_err(|e| node_error(e, "open", path, None))
 }

@@ -90,6 +90,7 @@ pub async fn op_tls_connect_tcp(
     #[string] host: String,
     #[smi] port: u32,
 ) -> Result<Conn, JsErrorBox> {
+    super::permission::check_rc(&state, |p| p.check_net(&host, Some(port as u16)))?;
     let port = port as u16;
     let addrs = tokio::net::lookup_host((host.as_str(), port))
         .await

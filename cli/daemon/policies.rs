@@ -1,0 +1,99 @@
+//! What each plugin may touch, as the owner decides it: the policy in config.json
+//! (`plugins.<id>.permissions`) that the host reads at every load (`policy_lookup`), the
+//! workspaces `$WORKSPACES` stands for, and `paseo plugin permissions|allow|deny`, which show
+//! and change a policy and apply it at once (a reload).
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock, Weak};
+
+use paseo_plugin_runtime::host::PolicyLookup;
+use paseo_plugin_runtime::permissions::Policy;
+use serde_json::{json, Value};
+
+use super::Daemon;
+
+/// The daemon, once it exists, for the host's lookups made before it did.
+pub(super) type Later = Arc<OnceLock<Weak<Daemon>>>;
+
+/// The host asks this for a plugin's policy at each load and reload.
+pub(super) fn policy_lookup(daemon: Later) -> PolicyLookup {
+    Arc::new(move |id: &str| {
+        let daemon = daemon.get()?.upgrade()?;
+        let config = daemon.config.lock().unwrap();
+        let written = config.plugins.get(id)?.permissions.clone()?;
+        Some(parse(written))
+    })
+}
+
+/// `$WORKSPACES`: the directories of the workspaces not archived, asked at each check.
+pub(super) fn workspace_dirs(daemon: Later) -> Arc<dyn Fn() -> Vec<PathBuf> + Send + Sync> {
+    Arc::new(move || {
+        let Some(daemon) = daemon.get().and_then(Weak::upgrade) else {
+            return Vec::new();
+        };
+        daemon
+            .workspaces()
+            .into_iter()
+            .filter(|w| w.archived_at.is_none())
+            .map(|w| PathBuf::from(w.cwd))
+            .collect()
+    })
+}
+
+fn parse(written: Value) -> Result<Policy, String> {
+    serde_json::from_value(written).map_err(|e| format!("permissions: {e}"))
+}
+
+impl Daemon {
+    /// `paseo plugin permissions ID`: the policy, or `null` for the owner's rights.
+    pub fn plugin_policy(&self, id: &str) -> Result<Value, String> {
+        let plugin = self.configured(id)?;
+        let policy = plugin.permissions.map(parse).transpose()?;
+        Ok(json!({ "id": id, "permissions": policy }))
+    }
+
+    /// `paseo plugin allow|deny ID …`: adds (or removes) grants, saves the policy and reloads
+    /// the plugin under it. Allowing on a plugin with full access gives it a policy of just
+    /// those grants; there is nothing to deny on one (full access is no list to take from).
+    pub async fn plugin_change_policy(
+        &self,
+        id: &str,
+        change: Policy,
+        allow: bool,
+    ) -> Result<Value, String> {
+        let plugin = self.configured(id)?;
+        let mut policy = match plugin.permissions.clone().map(parse).transpose()? {
+            Some(policy) => policy,
+            None if allow => Policy::default(),
+            None => {
+                return Err(format!(
+                    "Plugin {id} has full access: there is no grant to take back. Give it a \
+                     policy first (paseo plugin allow {id} --read '$PLUGIN' …)"
+                ))
+            }
+        };
+        if allow {
+            policy.allow(&change);
+        } else {
+            policy.deny(&change);
+        }
+        {
+            let mut config = self.config.lock().unwrap();
+            let entry = config
+                .plugins
+                .get_mut(id)
+                .ok_or_else(|| format!("Plugin is not configured: {id}"))?;
+            let before = entry.permissions.replace(json!(policy));
+            if let Err(e) = self.store.save_config(&config) {
+                config.plugins.get_mut(id).unwrap().permissions = before;
+                return Err(e);
+            }
+        }
+        // Applied at once, when the plugin runs.
+        let reloaded = plugin.is_enabled() && self.plugins_enabled();
+        if reloaded {
+            self.reload_or_load(id, &plugin.path).await?;
+        }
+        Ok(json!({ "id": id, "permissions": policy, "reloaded": reloaded }))
+    }
+}
