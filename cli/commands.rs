@@ -381,8 +381,7 @@ fn print_updates(v: &Value) {
     }
 }
 
-/// `paseo plugin allow|deny ID …`: paths that are neither absolute nor placeholders are taken
-/// from the working directory here, not the daemon's.
+/// `paseo plugin allow|deny ID …`.
 async fn change_policy(
     home: &Path,
     method: Method,
@@ -390,23 +389,7 @@ async fn change_policy(
     grants: &GrantFlags,
     json_out: bool,
 ) -> Result<ExitCode, String> {
-    let path = |p: &String| -> Result<String, String> {
-        if p.starts_with('$') || p.starts_with('~') || Path::new(p).is_absolute() {
-            return Ok(p.clone());
-        }
-        std::path::absolute(p)
-            .map(|a| a.display().to_string())
-            .map_err(|e| format!("{p}: {e}"))
-    };
-    let paths = |list: &[String]| list.iter().map(path).collect::<Result<Vec<_>, _>>();
-    let policy = Policy {
-        read: paths(&grants.read)?,
-        write: paths(&grants.write)?,
-        net: grants.net.clone(),
-        run: grants.run.clone(),
-        env: grants.env.clone(),
-        sys: grants.sys,
-    };
+    let policy = grants.policy()?;
     if policy == Policy::default() {
         let none = "Name at least one grant: --read, --write, --net, --run, --env or --sys";
         return Ok(done(Err(none.into()), json_out, print_policy));

@@ -344,3 +344,45 @@ async fn a_policy_that_cannot_be_used_fails_the_load_and_says_why() {
         "Plugin permissions has a policy that cannot be used: permissions.read: \"relative\" is not an absolute path or one of $PLUGIN, $DATA, $WORKSPACES, $TMP, ~"
     );
 }
+
+/// The throwaway host takes a policy too (`--allow-*` or `--permissions JSON`), so an author
+/// can try a plugin under one.
+#[test]
+fn an_author_tries_a_plugin_under_a_policy_in_the_throwaway_host() {
+    let home = tempfile::tempdir().unwrap();
+    let rpc = |flags: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_paseo"))
+            .env("PASEO_HOME", home.path())
+            .args(["rpc", "call", "--plugin"])
+            .arg(fixture("permissions"))
+            .args(flags)
+            .args(["permissions", "read", r#"{"path":"/etc/hostname"}"#])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(printed["ok"], true, "{printed}");
+        (
+            printed["output"].clone(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (printed, stderr) = rpc(&["--allow-read", "$PLUGIN"]);
+    assert_eq!(
+        denied(&printed),
+        access_denied("FileSystemRead", "/etc/hostname"),
+        "{printed}"
+    );
+    assert!(
+        stderr.contains("[permissions] [paseo] Permission denied: FileSystemRead /etc/hostname; to allow it: paseo plugin allow permissions --read /etc"),
+        "{stderr}"
+    );
+    let (printed, _) = rpc(&["--permissions", r#"{"read":["/etc"]}"#]);
+    assert_eq!(printed["ok"], true, "{printed}");
+    let (printed, _) = rpc(&[]);
+    assert_eq!(printed["ok"], true, "{printed}");
+}

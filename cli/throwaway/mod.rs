@@ -46,12 +46,16 @@ fn throwaway_host() -> (HostOptions, Arc<MemoryDaemon>) {
     (options, daemon)
 }
 
-/// Applies `--timeout-ms`; the plugins to load.
-fn host_flags(flags: &HostFlags, options: &mut HostOptions) -> Vec<PathBuf> {
+/// Applies `--timeout-ms` and the policy flags (`--allow-*`, `--permissions`); the plugins to
+/// load.
+fn host_flags(flags: &HostFlags, options: &mut HostOptions) -> Result<Vec<PathBuf>, String> {
     if let Some(ms) = flags.timeout_ms {
         options.limits.hook_timeout = Duration::from_millis(ms);
     }
-    flags.plugins.clone()
+    if let Some(policy) = flags.allow.policy()? {
+        options.permissions = Some(Arc::new(move |_id: &str| Some(Ok(policy.clone()))));
+    }
+    Ok(flags.plugins.clone())
 }
 
 /// Loads every plugin, or returns the first load error.
@@ -117,7 +121,7 @@ fn seed_daemon(daemon: &MemoryDaemon, hook: &str, payload: &Value) {
 /// `paseo hook run`.
 async fn run_hook(host: HostFlags, hook: &str, input: Option<String>) -> Result<ExitCode, String> {
     let (mut options, daemon) = throwaway_host();
-    let plugins = host_flags(&host, &mut options);
+    let plugins = host_flags(&host, &mut options)?;
     let mut input = read_input(input.as_deref())?;
     let spec = paseo_plugin_runtime::hooks::catalogue().get(hook);
     // The INPUT of a request hook is the request; `{ "request": … }` is accepted too.
@@ -157,7 +161,7 @@ pub async fn rpc(command: RpcCommand) -> Result<ExitCode, String> {
         input,
     } = command;
     let mut options = stderr_logs();
-    let plugins = host_flags(&host, &mut options);
+    let plugins = host_flags(&host, &mut options)?;
     let input = read_input(input.as_deref())?;
     let host = PluginHost::new(options);
     let outcome = match load_plugins(&host, &plugins).await {
@@ -183,7 +187,7 @@ pub async fn tool(command: ToolCommand) -> Result<ExitCode, String> {
         .as_deref()
         .map(|a| read_input(Some(a)))
         .transpose()?;
-    let plugins = host_flags(&flags.host, &mut options);
+    let plugins = host_flags(&flags.host, &mut options)?;
     let cwd = std::env::current_dir()
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_else(|_| "/".into());

@@ -46,7 +46,7 @@ struct Difference {
 pub async fn replay(host: HostFlags, file: &Path, as_json: bool) -> Result<ExitCode, String> {
     let calls = read_recording(file)?;
     let (mut options, daemon) = throwaway_host();
-    let plugins = host_flags(&host, &mut options);
+    let plugins = host_flags(&host, &mut options)?;
     let [dir] = plugins.as_slice() else {
         return Err(format!(
             "hook replay plays one plugin's recording: give one --plugin DIR, not {}",
