@@ -269,6 +269,7 @@ fn policy_of(
         run: run.to_vec(),
         env: env.to_vec(),
         sys,
+        ..Policy::default()
     })
 }
 
@@ -560,6 +561,20 @@ command line.")]
         id: String,
         #[command(flatten)]
         grants: GrantFlags,
+    },
+    /// Audits a plugin to write its policy: starts the audit, shows what it saw, or applies it
+    #[command(long_about = "\
+Audits a plugin to write its policy. The first call starts the audit: the plugin runs with full
+access and every access it makes (files, hosts, programs, environment variables, host
+information) is recorded in its data folder, across reloads and restarts. Later calls print the
+smallest policy that covers what it did so far, generalised (a folder, not each file; $PLUGIN,
+$DATA, $WORKSPACES, $TMP, ~ where they apply). --apply writes that policy and reloads the plugin
+under it: from then on it can do exactly that and no more.")]
+    Audit {
+        id: String,
+        /// Writes the policy the audit saw and ends the audit
+        #[arg(long)]
+        apply: bool,
     },
     /// Creates a plugin to start from in DIR
     Init {

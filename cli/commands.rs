@@ -13,7 +13,9 @@ use crate::args::{
 };
 use crate::daemon::control::{self, Method};
 use crate::daemon::Daemon;
-use crate::output::{cell, done, print_agent, print_policy, print_stats, provided_table, table};
+use crate::output::{
+    cell, done, print_agent, print_audit, print_policy, print_stats, provided_table, table,
+};
 use paseo_plugin_runtime::permissions::Policy;
 
 fn key_values(items: &[String]) -> Result<Value, String> {
@@ -339,6 +341,11 @@ pub async fn plugin(
             let result =
                 control::request(home, Method::PluginPermissions, json!({ "id": id })).await;
             done(result, json_out, print_policy)
+        }
+        PluginCommand::Audit { id, apply } => {
+            let params = json!({ "id": id, "apply": apply });
+            let result = control::request(home, Method::PluginAudit, params).await;
+            done(result, json_out, print_audit)
         }
         PluginCommand::Allow { id, grants } => {
             change_policy(home, Method::PluginAllow, &id, &grants, json_out).await?

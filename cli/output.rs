@@ -128,6 +128,10 @@ pub fn print_policy(v: &Value) {
         println!("{id}: full access (no policy: it has your rights, as on Paseo's Node host)");
         return;
     }
+    if policy["audit"] == true {
+        println!("{id}: audit (full access; every access it makes is recorded, and `paseo plugin audit {id}` shows the policy that covers it)");
+        return;
+    }
     println!("{id}: sandboxed");
     for (kind, what) in [
         ("read", "reads"),
@@ -155,6 +159,23 @@ pub fn print_policy(v: &Value) {
     if v["reloaded"] == true {
         println!("applied: {id} reloaded");
     }
+}
+
+/// `paseo plugin audit`: the audit started, or the policy it saw (and whether it was applied).
+pub fn print_audit(v: &Value) {
+    let id = v["id"].as_str().unwrap_or_default();
+    if v["started"] == true {
+        println!("auditing {id}: it runs with full access, and every access it makes is recorded");
+        println!("`paseo plugin audit {id}` shows the policy that covers it; --apply applies it");
+        return;
+    }
+    let seen = v["seen"].as_u64().unwrap_or(0);
+    if v["applied"] == true {
+        println!("applied to {id} the policy that covers the {seen} accesses seen:");
+    } else {
+        println!("{id} is audited; the policy that covers the {seen} accesses seen so far:");
+    }
+    print_policy(&json!({ "id": id, "permissions": v["policy"] }));
 }
 
 pub fn print_stats(v: &Value, detail: bool) {

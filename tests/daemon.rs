@@ -1564,3 +1564,53 @@ fn the_owner_grants_and_takes_back_what_a_plugin_may_touch() {
         "Name at least one grant: --read, --write, --net, --run, --env or --sys"
     );
 }
+
+/// `paseo plugin audit`: started, it records what the plugin does with full access; shown, the
+/// policy that covers it; applied, the plugin runs under that policy and still works.
+#[test]
+fn an_audit_started_shown_and_applied_through_the_cli() {
+    let daemon = Daemon::start(&[fixture("permissions")]);
+    let e = daemon.cli_err(&["plugin", "audit", "permissions", "--apply"]);
+    assert_eq!(
+        e,
+        "Plugin permissions is not audited: `paseo plugin audit permissions` starts an audit"
+    );
+    let started = daemon.cli(&["plugin", "audit", "permissions"]);
+    assert_eq!(started["started"], true, "{started}");
+    assert_eq!(
+        daemon.cli(&["plugin", "ls", "permissions"])[0]["access"],
+        "audit"
+    );
+    // Reloaded under the audit, the plugin read its manifest at load: seen.
+    let shown = daemon.cli(&["plugin", "audit", "permissions"]);
+    assert_eq!(shown["auditing"], true, "{shown}");
+    assert_eq!(shown["policy"]["read"], json!(["$PLUGIN"]), "{shown}");
+    let out = paseo(daemon.home())
+        .args(["plugin", "audit", "permissions"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("permissions is audited; the policy that covers the "),
+        "{text}"
+    );
+    assert!(text.contains("  read   reads $PLUGIN\n"), "{text}");
+
+    let applied = daemon.cli(&["plugin", "audit", "permissions", "--apply"]);
+    assert_eq!(applied["applied"], true, "{applied}");
+    let policy = daemon.cli(&["plugin", "permissions", "permissions"]);
+    assert_eq!(policy["permissions"], applied["policy"]);
+    assert_eq!(policy["permissions"]["read"], json!(["$PLUGIN"]));
+    let listed = daemon.cli(&["plugin", "ls", "permissions"]);
+    assert_eq!(listed[0]["access"], "sandboxed");
+    assert_eq!(listed[0]["status"], "running");
+    // Under the policy it still reads its manifest (the third load: install, audit, apply).
+    let logs = daemon.cli(&["plugin", "logs", "permissions"]);
+    let read = logs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["message"] == "manifest read")
+        .count();
+    assert_eq!(read, 3, "{logs}");
+}

@@ -386,3 +386,89 @@ fn an_author_tries_a_plugin_under_a_policy_in_the_throwaway_host() {
     let (printed, _) = rpc(&[]);
     assert_eq!(printed["ok"], true, "{printed}");
 }
+
+/// Audit: the plugin runs with full access while what it does is recorded; the policy written
+/// from it lets the same plugin do the same again, and nothing new.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_audit_writes_the_policy_that_lets_a_plugin_do_what_it_did_and_no_more() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path().canonicalize().unwrap();
+    let settings = root.join("settings");
+    let shared = root.join("shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    std::fs::write(shared.join("notes.txt"), "shared notes").unwrap();
+    let port =
+        http_server("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".into());
+    let policy: Arc<Mutex<Value>> = Arc::new(Mutex::new(json!({ "audit": true })));
+    let current = policy.clone();
+    let host = PluginHost::new(HostOptions {
+        settings_dir: Some(settings.clone()),
+        permissions: Some(Arc::new(move |_id: &str| {
+            Some(serde_json::from_value(current.lock().unwrap().clone()).map_err(|e| e.to_string()))
+        })),
+        ..HostOptions::default()
+    });
+    load_all(&host, &["permissions"]).await;
+    let did = || async {
+        let notes = call(&host, "read", json!({ "path": shared.join("notes.txt") })).await;
+        assert_eq!(notes["value"], "shared notes", "{notes}");
+        let fetched = call(
+            &host,
+            "fetch",
+            json!({ "url": format!("http://127.0.0.1:{port}/") }),
+        )
+        .await;
+        assert_eq!(fetched["value"], 200, "{fetched}");
+        let echoed = call(&host, "run", json!({ "program": "echo", "args": ["hi"] })).await;
+        assert_eq!(echoed["value"], "hi", "{echoed}");
+        let path = call(&host, "env", json!({ "name": "PATH" })).await;
+        assert_eq!(path["value"], std::env::var("PATH").unwrap());
+    };
+    did().await;
+    // Full access while audited: /etc/hostname is read too, and seen.
+    assert_eq!(
+        call(&host, "read", json!({ "path": "/etc/hostname" })).await["ok"],
+        true
+    );
+    let audit_file = settings.join("permissions/audit.json");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&audit_file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+
+    let (written, seen) = host.audit_policy("permissions").unwrap();
+    assert!(seen >= 6, "{seen}");
+    // The shared folder is in the temp folder here: $TMP.
+    assert_eq!(written.read, ["$PLUGIN", "$TMP", "/etc"]);
+    assert_eq!(written.net, [format!("127.0.0.1:{port}")]);
+    assert_eq!(written.run, ["echo"]);
+    assert!(
+        written.env.contains(&"PATH".to_string()),
+        "{:?}",
+        written.env
+    );
+    assert!(!written.sys && !written.audit);
+
+    // Applied without /etc (the owner's edit): the same again works, the rest is denied.
+    let mut applied = written.clone();
+    applied.read.retain(|r| r != "/etc");
+    *policy.lock().unwrap() = serde_json::to_value(&applied).unwrap();
+    host.reload("permissions").await.unwrap();
+    did().await;
+    let etc = call(&host, "read", json!({ "path": "/etc/hostname" })).await;
+    assert_eq!(
+        denied(&etc),
+        access_denied("FileSystemRead", "/etc/hostname")
+    );
+    let sys = call(&host, "sys", json!({})).await;
+    assert_eq!(denied(&sys).1, "System");
+    assert!(
+        log_lines(&host, "permissions")
+            .iter()
+            .filter(|l| *l == "manifest read")
+            .count()
+            == 2
+    );
+    host.shutdown().await;
+}

@@ -427,6 +427,10 @@ async fn handle(daemon: &Arc<Daemon>, method: Method, params: Value) -> Result<V
             _ => daemon.plugin_stats(Some(str_param(&params, "id")?)).await,
         },
         Method::PluginPermissions => daemon.plugin_policy(str_param(&params, "id")?),
+        Method::PluginAudit => {
+            let apply = params["apply"] == true;
+            daemon.plugin_audit(str_param(&params, "id")?, apply).await
+        }
         Method::PluginAllow | Method::PluginDeny => {
             let grants: paseo_plugin_runtime::permissions::Policy =
                 serde_json::from_value(params["grants"].clone())

@@ -54,6 +54,8 @@ methods! {
     PluginAllow = "plugin.allow",
     /// `id` and the grants to take back.
     PluginDeny = "plugin.deny",
+    /// `id`, and `apply` to write the policy the audit saw.
+    PluginAudit = "plugin.audit",
     WorkspaceCreate = "workspace.create",
     WorkspaceLs = "workspace.ls",
     WorkspaceArchive = "workspace.archive",

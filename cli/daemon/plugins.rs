@@ -111,8 +111,13 @@ impl Daemon {
                     "source": records.get(id).map_or(p.source.as_str(), |r| r.kind()),
                     "revision": sources::revision(&self.plugins_dir(), id, &p.path),
                     "directory": p.path, "error": error, "description": description,
-                    // What it may touch: `full` (its owner's rights) or `sandboxed` (a policy).
-                    "access": if p.permissions.is_some() { "sandboxed" } else { "full" },
+                    // What it may touch: `full` (its owner's rights), `sandboxed` (a policy) or
+                    // `audit` (full, each access recorded).
+                    "access": match &p.permissions {
+                        None => "full",
+                        Some(policy) if policy["audit"] == true => "audit",
+                        Some(_) => "sandboxed",
+                    },
                 })
             })
             .collect()

@@ -1,7 +1,8 @@
 //! What each plugin may touch, as the owner decides it: the policy in config.json
 //! (`plugins.<id>.permissions`) that the host reads at every load (`policy_lookup`), the
 //! workspaces `$WORKSPACES` stands for, and `paseo plugin permissions|allow|deny`, which show
-//! and change a policy and apply it at once (a reload).
+//! and change a policy and apply it at once (a reload), and `paseo plugin audit`, which writes
+//! one from what the plugin did.
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
@@ -77,23 +78,61 @@ impl Daemon {
         } else {
             policy.deny(&change);
         }
-        {
-            let mut config = self.config.lock().unwrap();
-            let entry = config
-                .plugins
-                .get_mut(id)
-                .ok_or_else(|| format!("Plugin is not configured: {id}"))?;
-            let before = entry.permissions.replace(json!(policy));
-            if let Err(e) = self.store.save_config(&config) {
-                config.plugins.get_mut(id).unwrap().permissions = before;
-                return Err(e);
-            }
-        }
+        self.save_policy(id, &policy)?;
         // Applied at once, when the plugin runs.
         let reloaded = plugin.is_enabled() && self.plugins_enabled();
         if reloaded {
             self.reload_or_load(id, &plugin.path).await?;
         }
         Ok(json!({ "id": id, "permissions": policy, "reloaded": reloaded }))
+    }
+
+    /// `paseo plugin audit ID [--apply]`. Not audited yet: starts the audit (full access, every
+    /// access recorded; the grants it had are kept for later) and reloads. Audited: the policy
+    /// that covers what it did so far; with `apply`, that policy replaces the audit, and the
+    /// plugin reloads under it.
+    pub async fn plugin_audit(&self, id: &str, apply: bool) -> Result<Value, String> {
+        let plugin = self.configured(id)?;
+        let mut policy = plugin.permissions.clone().map(parse).transpose()?;
+        let auditing = policy.as_ref().is_some_and(|p| p.audit);
+        let (next, answer) = if !auditing {
+            if apply {
+                return Err(format!(
+                    "Plugin {id} is not audited: `paseo plugin audit {id}` starts an audit"
+                ));
+            }
+            self.host.forget_audit(id);
+            let mut next = policy.take().unwrap_or_default();
+            next.audit = true;
+            (next, json!({ "id": id, "auditing": true, "started": true }))
+        } else {
+            let (covering, seen) = self.host.audit_policy(id).map_err(|e| e.to_string())?;
+            if !apply {
+                return Ok(json!({ "id": id, "auditing": true, "seen": seen, "policy": covering }));
+            }
+            self.host.forget_audit(id);
+            let answer = json!({ "id": id, "auditing": false, "applied": true, "seen": seen, "policy": covering });
+            (covering, answer)
+        };
+        self.save_policy(id, &next)?;
+        if plugin.is_enabled() && self.plugins_enabled() {
+            self.reload_or_load(id, &plugin.path).await?;
+        }
+        Ok(answer)
+    }
+
+    /// Writes plugin `id`'s policy to config.json (as it was on failure).
+    fn save_policy(&self, id: &str, policy: &Policy) -> Result<(), String> {
+        let mut config = self.config.lock().unwrap();
+        let entry = config
+            .plugins
+            .get_mut(id)
+            .ok_or_else(|| format!("Plugin is not configured: {id}"))?;
+        let before = entry.permissions.replace(json!(policy));
+        if let Err(e) = self.store.save_config(&config) {
+            config.plugins.get_mut(id).unwrap().permissions = before;
+            return Err(e);
+        }
+        Ok(())
     }
 }

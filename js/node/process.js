@@ -161,7 +161,25 @@ Object.defineProperty(globalThis, Symbol.for("paseo.process.syncEnv"), {
   value() {
     const env = ops.op_process_info().env;
     for (const name of Object.keys(process.env)) delete process.env[name];
-    Object.assign(process.env, env);
+    if (!ops.op_permission_auditing()) {
+      Object.assign(process.env, env);
+      return;
+    }
+    // Audit mode: every variable is there, and each one read is recorded for the policy.
+    for (const [name, initial] of Object.entries(env)) {
+      let value = initial;
+      Object.defineProperty(process.env, name, {
+        get() {
+          ops.op_permission_note_env(name);
+          return value;
+        },
+        set(v) {
+          value = String(v);
+        },
+        enumerable: true,
+        configurable: true,
+      });
+    }
   },
 });
 // Node's `process.permission` exists when a permission model runs: here, when the owner gave

@@ -380,6 +380,8 @@ deno_core::extension!(
         op_node_builtin_kind,
         op_os_check_sys,
         permission::op_permission_has,
+        permission::op_permission_auditing,
+        permission::op_permission_note_env,
         fs::op_fs_read,
         fs::op_fs_write,
         fs::op_fs_stat,

@@ -120,6 +120,21 @@ pub(crate) fn env_visible(state: &OpState, name: &str) -> bool {
     permissions(state).is_none_or(|(_, p)| p.env_visible(name))
 }
 
+/// Whether the plugin runs in audit mode: process.js then records each environment variable
+/// it reads (`op_permission_note_env`).
+#[op2(fast)]
+pub fn op_permission_auditing(state: &mut OpState) -> bool {
+    permissions(state).is_some_and(|(_, p)| p.auditing())
+}
+
+/// Records, in audit mode, that the plugin read environment variable `name`.
+#[op2(fast)]
+pub fn op_permission_note_env(state: &mut OpState, #[string] name: &str) {
+    if let Some((_, p)) = permissions(state) {
+        p.note_env(name);
+    }
+}
+
 /// `process.permission.has(scope, reference)`; `null` when the plugin has no policy (Node then
 /// has no `process.permission`).
 #[op2]

@@ -15,6 +15,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+pub mod audit;
+
 /// A policy as the owner writes it. Every list is of grants; `sys` allows host information.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -38,6 +40,10 @@ pub struct Policy {
     /// Host information: `os.userInfo()`, `os.hostname()`, `os.networkInterfaces()`, ….
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sys: bool,
+    /// Audit mode (`paseo plugin audit`): the plugin runs with full access and every access
+    /// it makes is recorded, for `audit::policy_from` to write the policy that covers it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub audit: bool,
 }
 
 /// The baseline `paseo plugin install --sandbox` gives: its own folder to read, its data to
@@ -201,11 +207,15 @@ pub struct Permissions {
     run: BTreeSet<PathBuf>,
     run_names: BTreeSet<String>,
     env: BTreeSet<String>,
+    audit: Option<audit::Audit>,
 }
 
 impl Permissions {
     /// Compiles `policy` for a plugin, or says which entry is wrong and why.
     pub fn new(policy: Policy, places: Places) -> Result<Permissions, String> {
+        let audit = policy
+            .audit
+            .then(|| audit::Audit::open(places.data.as_ref().map(|d| d.join(audit::FILE))));
         let paths = |field: &str, list: &[String]| -> Result<Vec<PathGrant>, String> {
             list.iter()
                 .map(|entry| {
@@ -260,7 +270,29 @@ impl Permissions {
             run,
             run_names,
             env,
+            audit,
         })
+    }
+
+    /// Whether the plugin runs in audit mode (full access, every access recorded).
+    pub fn auditing(&self) -> bool {
+        self.audit.is_some()
+    }
+
+    /// In audit mode: records the access and allows it.
+    fn audited(&self, kind: Kind, resource: &str) -> bool {
+        match &self.audit {
+            Some(audit) => {
+                audit.note(kind, resource);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Records that the plugin read environment variable `name` (audit mode).
+    pub fn note_env(&self, name: &str) {
+        self.audited(Kind::Env, name);
     }
 
     /// The policy as written.
@@ -272,6 +304,9 @@ impl Permissions {
     /// (`Kind::Read`) or written (`Kind::Write`).
     pub fn check_path(&self, kind: Kind, path: &Path) -> Result<(), Denied> {
         let resolved = resolve(path);
+        if self.audited(kind, &resolved.display().to_string()) {
+            return Ok(());
+        }
         let grants = match kind {
             Kind::Write => &self.write,
             _ => &self.read,
@@ -304,6 +339,14 @@ impl Permissions {
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_ascii_lowercase();
+        let resource = match (port, host.contains(':')) {
+            (Some(p), true) => format!("[{host}]:{p}"),
+            (Some(p), false) => format!("{host}:{p}"),
+            (None, _) => host.clone(),
+        };
+        if self.audited(Kind::Net, &resource) {
+            return Ok(());
+        }
         let allowed = self.net.iter().any(|grant| match grant {
             NetGrant::Any => true,
             // No port (a DNS lookup): the host is enough.
@@ -315,11 +358,6 @@ impl Permissions {
         if allowed {
             return Ok(());
         }
-        let resource = match (port, host.contains(':')) {
-            (Some(p), true) => format!("[{host}]:{p}"),
-            (Some(p), false) => format!("{host}:{p}"),
-            (None, _) => host,
-        };
         Err(Denied {
             kind: Kind::Net,
             resource,
@@ -338,6 +376,12 @@ impl Permissions {
         } else {
             which(program, path_var)
         };
+        let resource = found
+            .as_ref()
+            .map_or(program.to_string(), |p| p.display().to_string());
+        if self.audited(Kind::Run, &resource) {
+            return Ok(());
+        }
         let allowed = match &found {
             Some(path) => self.run.contains(path),
             None => self.run_names.contains(program),
@@ -347,18 +391,19 @@ impl Permissions {
         } else {
             Err(Denied {
                 kind: Kind::Run,
-                resource: found.map_or(program.to_string(), |p| p.display().to_string()),
+                resource,
             })
         }
     }
 
-    /// Whether the plugin sees environment variable `name`.
+    /// Whether the plugin sees environment variable `name` (all of them in audit mode, where
+    /// each read is recorded as it is made: `note_env`).
     pub fn env_visible(&self, name: &str) -> bool {
-        self.env.contains(name)
+        self.audit.is_some() || self.env.contains(name)
     }
 
     pub fn check_sys(&self, what: &str) -> Result<(), Denied> {
-        if self.policy.sys {
+        if self.policy.sys || self.audited(Kind::Sys, what) {
             Ok(())
         } else {
             Err(Denied {
@@ -371,6 +416,9 @@ impl Permissions {
     /// Node's `process.permission.has(scope, reference)`: `fs`, `fs.read`, `fs.write`,
     /// `child`, `net`, `env`, `sys`; without a reference, whether any of it is granted.
     pub fn has(&self, scope: &str, reference: Option<&str>) -> bool {
+        if self.audit.is_some() {
+            return true;
+        }
         let path = |kind| match reference {
             Some(r) => self.check_path(kind, Path::new(r)).is_ok(),
             None => !match kind {
