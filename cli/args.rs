@@ -488,6 +488,10 @@ placed under $PASEO_HOME/plugins/<id>/ first."
         /// A subfolder of the source
         #[arg(long, value_name = "SUBDIR")]
         path: Option<String>,
+        /// Runs it under the baseline policy: read its own folder, read and write its data,
+        /// nothing else (`paseo plugin allow` grants more)
+        #[arg(long)]
+        sandbox: bool,
     },
     /// Fetches a managed plugin again and swaps the new version in
     #[command(long_about = "\

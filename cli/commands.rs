@@ -153,8 +153,13 @@ pub async fn plugin(
             id,
             git_ref,
             path,
+            sandbox,
         } => {
-            eprintln!("Trusting plugin code: server code and preparation commands run unsandboxed on the daemon host; client code runs inside Paseo. Dependencies and future updates are part of the codebase you trust.");
+            if sandbox {
+                eprintln!("Sandboxed: the plugin's server code may read its own folder and read and write its data, nothing else (`paseo plugin allow` grants more). Its preparation commands still run with your rights.");
+            } else {
+                eprintln!("Trusting plugin code: server code and preparation commands run unsandboxed on the daemon host; client code runs inside Paseo. Dependencies and future updates are part of the codebase you trust.");
+            }
             // As in Paseo, a directory is a source that looks like a path (`./`, `../`, `/`,
             // `~`), with an optional `:sub/dir`; a bare `owner/slug` is the registry's even
             // when a folder of that name is here. The daemon parses everything else.
@@ -177,9 +182,9 @@ pub async fn plugin(
                     Some(sub) => dir_path.join(sub),
                     None => dir_path,
                 };
-                json!({ "path": dir_path, "id": id })
+                json!({ "path": dir_path, "id": id, "sandbox": sandbox })
             } else {
-                json!({ "source": source, "id": id, "ref": git_ref, "subpath": path })
+                json!({ "source": source, "id": id, "ref": git_ref, "subpath": path, "sandbox": sandbox })
             };
             let started = std::time::Instant::now();
             let result =

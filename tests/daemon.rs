@@ -1565,11 +1565,42 @@ fn the_owner_grants_and_takes_back_what_a_plugin_may_touch() {
     );
 }
 
-/// `paseo plugin audit`: started, it records what the plugin does with full access; shown, the
-/// policy that covers it; applied, the plugin runs under that policy and still works.
+/// `paseo plugin install --sandbox` starts a plugin under the baseline policy; `paseo plugin
+/// audit`: started, it records what the plugin does with full access; shown, the policy that
+/// covers it; applied, the plugin runs under that policy and still works.
 #[test]
 fn an_audit_started_shown_and_applied_through_the_cli() {
-    let daemon = Daemon::start(&[fixture("permissions")]);
+    let daemon = Daemon::start(&[]);
+    // Installed sandboxed, it reads its manifest ($PLUGIN) from its first load on.
+    let installed = daemon.cli(&[
+        "plugin",
+        "install",
+        fixture("permissions").to_str().unwrap(),
+        "--sandbox",
+    ]);
+    assert_eq!(installed["id"], "permissions", "{installed}");
+    let policy = daemon.cli(&["plugin", "permissions", "permissions"]);
+    assert_eq!(
+        policy["permissions"],
+        json!({ "read": ["$PLUGIN", "$DATA"], "write": ["$DATA"] })
+    );
+    assert_eq!(
+        daemon.cli(&["plugin", "ls", "permissions"])[0]["access"],
+        "sandboxed"
+    );
+    // The baseline held from the first load: its folder yes, /etc no.
+    let loaded: Vec<String> = daemon
+        .cli(&["plugin", "logs", "permissions"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["message"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        loaded.contains(&"manifest read".to_string())
+            && loaded.contains(&"etc not read: ERR_ACCESS_DENIED".to_string()),
+        "{loaded:?}"
+    );
     let e = daemon.cli_err(&["plugin", "audit", "permissions", "--apply"]);
     assert_eq!(
         e,
@@ -1584,7 +1615,12 @@ fn an_audit_started_shown_and_applied_through_the_cli() {
     // Reloaded under the audit, the plugin read its manifest at load: seen.
     let shown = daemon.cli(&["plugin", "audit", "permissions"]);
     assert_eq!(shown["auditing"], true, "{shown}");
-    assert_eq!(shown["policy"]["read"], json!(["$PLUGIN"]), "{shown}");
+    // What it read with full access: its folder, and /etc (kept: the audit saw it).
+    assert_eq!(
+        shown["policy"]["read"],
+        json!(["$PLUGIN", "/etc"]),
+        "{shown}"
+    );
     let out = paseo(daemon.home())
         .args(["plugin", "audit", "permissions"])
         .output()
@@ -1594,13 +1630,13 @@ fn an_audit_started_shown_and_applied_through_the_cli() {
         text.starts_with("permissions is audited; the policy that covers the "),
         "{text}"
     );
-    assert!(text.contains("  read   reads $PLUGIN\n"), "{text}");
+    assert!(text.contains("  read   reads $PLUGIN, /etc\n"), "{text}");
 
     let applied = daemon.cli(&["plugin", "audit", "permissions", "--apply"]);
     assert_eq!(applied["applied"], true, "{applied}");
     let policy = daemon.cli(&["plugin", "permissions", "permissions"]);
     assert_eq!(policy["permissions"], applied["policy"]);
-    assert_eq!(policy["permissions"]["read"], json!(["$PLUGIN"]));
+    assert_eq!(policy["permissions"]["read"], json!(["$PLUGIN", "/etc"]));
     let listed = daemon.cli(&["plugin", "ls", "permissions"]);
     assert_eq!(listed[0]["access"], "sandboxed");
     assert_eq!(listed[0]["status"], "running");

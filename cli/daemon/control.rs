@@ -353,6 +353,8 @@ async fn install_with_progress(
             }
         }
     };
+    // `--sandbox`: the install's plugin gets the baseline policy from its first load on.
+    let install = super::install::SANDBOXED.scope(params["sandbox"] == true, install);
     tokio::pin!(install);
     let outcome = loop {
         tokio::select! {

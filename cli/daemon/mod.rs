@@ -59,6 +59,9 @@ pub struct Daemon {
     /// Why a configured plugin that never got a host slot failed (its requirements, build or
     /// load at install), for `plugin ls` until it starts or is removed.
     install_errors: Mutex<HashMap<String, String>>,
+    /// Policies of plugins being installed with `--sandbox`, until their config entry is
+    /// written (`policies::policy_lookup` reads them).
+    pending_policies: Mutex<HashMap<String, serde_json::Value>>,
     /// The debugger's server, with `--inspect`.
     pub inspector: Mutex<Option<Arc<inspector::Inspector>>>,
     /// Exclusive ownership of `$PASEO_HOME` for as long as the daemon lives.
@@ -128,6 +131,7 @@ impl Daemon {
             plugin_sessions: Mutex::default(),
             install_errors: Mutex::default(),
             inspector: Mutex::default(),
+            pending_policies: Mutex::default(),
             _home_lock: home_lock,
         });
         let _ = sdk.0.set(Arc::downgrade(&daemon));

@@ -21,7 +21,11 @@ pub(super) fn policy_lookup(daemon: Later) -> PolicyLookup {
     Arc::new(move |id: &str| {
         let daemon = daemon.get()?.upgrade()?;
         let config = daemon.config.lock().unwrap();
-        let written = config.plugins.get(id)?.permissions.clone()?;
+        let written = match config.plugins.get(id) {
+            Some(entry) => entry.permissions.clone(),
+            // Being installed with --sandbox.
+            None => daemon.pending_policies.lock().unwrap().get(id).cloned(),
+        }?;
         Some(parse(written))
     })
 }

@@ -29,6 +29,12 @@ impl From<String> for Unprepared {
     }
 }
 
+tokio::task_local! {
+    /// Set for an install asked with `--sandbox` (`paseo plugin install SOURCE --sandbox`), for
+    /// as long as it runs.
+    pub(super) static SANDBOXED: bool;
+}
+
 impl Daemon {
     pub async fn plugin_install(&self, dir: &Path, id: Option<&str>) -> Result<Value, String> {
         self.plugin_install_with(dir, id, &|_| {}).await
@@ -115,6 +121,23 @@ impl Daemon {
         path: &Path,
         progress: &(dyn Fn(String) + Sync),
     ) -> Result<(), String> {
+        // `--sandbox`: the baseline policy from the first load on (the config entry that will
+        // hold it is written after the start).
+        let sandboxed = SANDBOXED.try_with(|s| *s).unwrap_or(false);
+        let configured = self
+            .config
+            .lock()
+            .unwrap()
+            .plugins
+            .get(id)
+            .is_some_and(|e| e.permissions.is_some());
+        if sandboxed && !configured {
+            let baseline = serde_json::json!(paseo_plugin_runtime::permissions::sandbox());
+            self.pending_policies
+                .lock()
+                .unwrap()
+                .insert(id.to_string(), baseline);
+        }
         if !self.plugins_enabled() {
             progress(format!("not starting {id}: {PLUGINS_OFF}"));
         } else {
@@ -137,8 +160,13 @@ impl Daemon {
     /// Records a directory plugin in config.json.
     fn configure(&self, id: &str, path: &Path) -> Result<(), String> {
         let mut config = self.config.lock().unwrap();
-        // A reinstall keeps the policy the owner gave the plugin.
-        let permissions = config.plugins.get(id).and_then(|e| e.permissions.clone());
+        // A reinstall keeps the policy the owner gave the plugin; `--sandbox` gives the baseline.
+        let pending = self.pending_policies.lock().unwrap().remove(id);
+        let permissions = config
+            .plugins
+            .get(id)
+            .and_then(|e| e.permissions.clone())
+            .or(pending);
         let entry = PluginConfig {
             source: "directory".into(),
             path: path.to_path_buf(),
