@@ -566,6 +566,23 @@ command line.")]
         #[command(flatten)]
         grants: GrantFlags,
     },
+    /// Shows a plugin's quotas on what it writes through the SDK, or changes them
+    #[command(long_about = "\
+Shows a plugin's quotas on what it writes through the SDK, per agent per minute: timeline rows,
+their bytes, and the messages it sends to agents. With flags, changes those (kept in
+config.json, plugins.<id>.quotas) and applies them to its next call; the rest stay.")]
+    Quotas {
+        id: String,
+        /// Timeline rows it may append per agent per minute
+        #[arg(long, value_name = "N")]
+        timeline_rows: Option<u64>,
+        /// Bytes of timeline rows it may append per agent per minute
+        #[arg(long, value_name = "N")]
+        timeline_bytes: Option<u64>,
+        /// Messages it may send per agent per minute
+        #[arg(long, value_name = "N")]
+        sends: Option<u64>,
+    },
     /// Audits a plugin to write its policy: starts the audit, shows what it saw, or applies it
     #[command(long_about = "\
 Audits a plugin to write its policy. The first call starts the audit: the plugin runs with full

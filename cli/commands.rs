@@ -14,7 +14,8 @@ use crate::args::{
 use crate::daemon::control::{self, Method};
 use crate::daemon::Daemon;
 use crate::output::{
-    cell, done, print_agent, print_audit, print_policy, print_stats, provided_table, table,
+    cell, done, print_agent, print_audit, print_policy, print_quotas, print_stats, provided_table,
+    table,
 };
 use paseo_plugin_runtime::permissions::Policy;
 
@@ -346,6 +347,26 @@ pub async fn plugin(
             let result =
                 control::request(home, Method::PluginPermissions, json!({ "id": id })).await;
             done(result, json_out, print_policy)
+        }
+        PluginCommand::Quotas {
+            id,
+            timeline_rows,
+            timeline_bytes,
+            sends,
+        } => {
+            let mut set = serde_json::Map::new();
+            for (key, value) in [
+                ("timelineRowsPerMinute", timeline_rows),
+                ("timelineBytesPerMinute", timeline_bytes),
+                ("sendsPerMinute", sends),
+            ] {
+                if let Some(value) = value {
+                    set.insert(key.into(), json!(value));
+                }
+            }
+            let params = json!({ "id": id, "set": set });
+            let result = control::request(home, Method::PluginQuotas, params).await;
+            done(result, json_out, print_quotas)
         }
         PluginCommand::Audit { id, apply } => {
             let params = json!({ "id": id, "apply": apply });

@@ -124,12 +124,15 @@ pub fn provided_table(v: &Value, first: &str) {
 pub fn print_policy(v: &Value) {
     let id = v["id"].as_str().unwrap_or_default();
     let policy = &v["permissions"];
-    if policy.is_null() {
-        println!("{id}: full access (no policy: it has your rights, as on Paseo's Node host)");
-        return;
-    }
-    if policy["audit"] == true {
-        println!("{id}: audit (full access; every access it makes is recorded, and `paseo plugin audit {id}` shows the policy that covers it)");
+    if policy.is_null() || policy["audit"] == true {
+        if policy.is_null() {
+            println!("{id}: full access (no policy: it has your rights, as on Paseo's Node host)");
+        } else {
+            println!("{id}: audit (full access; every access it makes is recorded, and `paseo plugin audit {id}` shows the policy that covers it)");
+        }
+        if v["quotas"].is_object() {
+            print_quotas(v);
+        }
         return;
     }
     println!("{id}: sandboxed");
@@ -156,9 +159,23 @@ pub fn print_policy(v: &Value) {
     if policy["run"].as_array().is_some_and(|a| !a.is_empty()) {
         println!("  (a program it may run runs with your rights)");
     }
+    if v["quotas"].is_object() {
+        print_quotas(v);
+    }
     if v["reloaded"] == true {
         println!("applied: {id} reloaded");
     }
+}
+
+/// A plugin's quotas, per agent per minute.
+pub fn print_quotas(v: &Value) {
+    let q = &v["quotas"];
+    println!(
+        "  quotas per agent per minute: {} timeline rows, {} bytes of rows, {} sends",
+        cell(&q["timelineRowsPerMinute"]),
+        cell(&q["timelineBytesPerMinute"]),
+        cell(&q["sendsPerMinute"])
+    );
 }
 
 /// `paseo plugin audit`: the audit started, or the policy it saw (and whether it was applied).

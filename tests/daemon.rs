@@ -1478,7 +1478,11 @@ fn the_owner_grants_and_takes_back_what_a_plugin_may_touch() {
     let work = tempfile::tempdir().unwrap();
     let daemon = Daemon::start(&[fixture("permissions")]);
     let shown = daemon.cli(&["plugin", "permissions", "permissions"]);
-    assert_eq!(shown, json!({ "id": "permissions", "permissions": null }));
+    assert_eq!(shown["permissions"], Value::Null);
+    assert_eq!(
+        shown["quotas"],
+        json!({ "timelineRowsPerMinute": 120, "timelineBytesPerMinute": 4194304, "sendsPerMinute": 12 })
+    );
     assert_eq!(
         daemon.cli(&["plugin", "ls", "permissions"])[0]["access"],
         "full"
@@ -1489,7 +1493,8 @@ fn the_owner_grants_and_takes_back_what_a_plugin_may_touch() {
         .unwrap();
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        "permissions: full access (no policy: it has your rights, as on Paseo's Node host)\n"
+        "permissions: full access (no policy: it has your rights, as on Paseo's Node host)\n  \
+         quotas per agent per minute: 120 timeline rows, 4194304 bytes of rows, 12 sends\n"
     );
     // Nothing to take back from full access.
     let e = daemon.cli_err(&["plugin", "deny", "permissions", "--sys"]);
@@ -1649,4 +1654,69 @@ fn an_audit_started_shown_and_applied_through_the_cli() {
         .filter(|e| e["message"] == "manifest read")
         .count();
     assert_eq!(read, 3, "{logs}");
+}
+
+/// Quotas on what a plugin writes through the SDK: shown and changed by the owner, enforced per
+/// agent per minute with the quota named in the error and a line in the plugin's log.
+#[test]
+fn a_plugin_that_writes_too_fast_through_the_sdk_is_stopped_at_its_quota() {
+    let work = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(&[fixture("quota-notes")]);
+    let set = daemon.cli(&[
+        "plugin",
+        "quotas",
+        "quota-notes",
+        "--timeline-rows",
+        "2",
+        "--sends",
+        "1",
+    ]);
+    assert_eq!(
+        set["quotas"],
+        json!({ "timelineRowsPerMinute": 2, "timelineBytesPerMinute": 4194304, "sendsPerMinute": 1 })
+    );
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(daemon.home().join("config.json")).unwrap())
+            .unwrap();
+    assert_eq!(config["plugins"]["quota-notes"]["quotas"], set["quotas"]);
+
+    daemon.cli(&["agent", "create", "--cwd", work.path().to_str().unwrap()]);
+    let lines = || -> Vec<String> {
+        daemon
+            .cli(&["plugin", "logs", "quota-notes"])
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["message"].as_str().map(str::to_string))
+            .collect()
+    };
+    poll(Duration::from_secs(10), || {
+        lines()
+            .iter()
+            .any(|l| l.starts_with("send 2"))
+            .then_some(())
+    })
+    .unwrap_or_else(|| panic!("the plugin did not finish: {:?}", lines()));
+    let logged = lines();
+    let agent = daemon.cli(&["agent", "ls"])[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let row_quota = format!(
+        "Plugin quota-notes reached its quota of 2 timeline rows per minute for agent {agent} (plugins.quota-notes.quotas.timelineRowsPerMinute in config.json)"
+    );
+    let send_quota = format!(
+        "Plugin quota-notes reached its quota of 1 sends per minute for agent {agent} (plugins.quota-notes.quotas.sendsPerMinute in config.json)"
+    );
+    for expected in [
+        "row 1 appended".to_string(),
+        "row 2 appended".to_string(),
+        format!("row 3: {row_quota}"),
+        format!("[paseo] {row_quota}"),
+        "send 1 sent".to_string(),
+        format!("send 2: {send_quota}"),
+        format!("[paseo] {send_quota}"),
+    ] {
+        assert!(logged.contains(&expected), "no {expected:?} in {logged:?}");
+    }
 }

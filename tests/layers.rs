@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// Top-level modules by layer: a module may use the ones in lower layers only (not its peers).
 const LAYERS: &[&[&str]] = &[
-    &["logs", "permissions", "private_files"],
-    &["hooks"],
+    &["logs", "private_files"],
+    &["hooks", "permissions"],
     &["engine"],
     &["node", "sdk"],
     &["tools", "providers"],

@@ -429,6 +429,15 @@ async fn handle(daemon: &Arc<Daemon>, method: Method, params: Value) -> Result<V
             _ => daemon.plugin_stats(Some(str_param(&params, "id")?)).await,
         },
         Method::PluginPermissions => daemon.plugin_policy(str_param(&params, "id")?),
+        Method::PluginQuotas => {
+            let id = str_param(&params, "id")?;
+            match params.get("set") {
+                Some(set) if set.as_object().is_some_and(|o| !o.is_empty()) => {
+                    daemon.plugin_set_quotas(id, set)
+                }
+                _ => Ok(json!({ "id": id, "quotas": daemon.quotas_of(id)? })),
+            }
+        }
         Method::PluginAudit => {
             let apply = params["apply"] == true;
             daemon.plugin_audit(str_param(&params, "id")?, apply).await

@@ -56,6 +56,8 @@ methods! {
     PluginDeny = "plugin.deny",
     /// `id`, and `apply` to write the policy the audit saw.
     PluginAudit = "plugin.audit",
+    /// `id`, and in `set` the quotas to change (camelCase keys, as in config.json).
+    PluginQuotas = "plugin.quotas",
     WorkspaceCreate = "workspace.create",
     WorkspaceLs = "workspace.ls",
     WorkspaceArchive = "workspace.archive",

@@ -22,6 +22,7 @@ mod plugins;
 mod policies;
 mod provided;
 mod providers;
+mod quotas;
 mod sdk;
 pub mod store;
 mod turns;
@@ -62,6 +63,8 @@ pub struct Daemon {
     /// Policies of plugins being installed with `--sandbox`, until their config entry is
     /// written (`policies::policy_lookup` reads them).
     pending_policies: Mutex<HashMap<String, serde_json::Value>>,
+    /// What each plugin wrote through the SDK in the last minute, per agent (`quotas`).
+    quota_meter: quotas::Meter,
     /// The debugger's server, with `--inspect`.
     pub inspector: Mutex<Option<Arc<inspector::Inspector>>>,
     /// Exclusive ownership of `$PASEO_HOME` for as long as the daemon lives.
@@ -132,6 +135,7 @@ impl Daemon {
             install_errors: Mutex::default(),
             inspector: Mutex::default(),
             pending_policies: Mutex::default(),
+            quota_meter: quotas::Meter::default(),
             _home_lock: home_lock,
         });
         let _ = sdk.0.set(Arc::downgrade(&daemon));

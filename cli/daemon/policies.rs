@@ -11,6 +11,7 @@ use paseo_plugin_runtime::host::PolicyLookup;
 use paseo_plugin_runtime::permissions::Policy;
 use serde_json::{json, Value};
 
+use super::quotas::{Quotas, Spend};
 use super::Daemon;
 
 /// The daemon, once it exists, for the host's lookups made before it did.
@@ -50,11 +51,63 @@ fn parse(written: Value) -> Result<Policy, String> {
 }
 
 impl Daemon {
-    /// `paseo plugin permissions ID`: the policy, or `null` for the owner's rights.
+    /// `paseo plugin permissions ID`: the policy, or `null` for the owner's rights, and the
+    /// quotas in force.
     pub fn plugin_policy(&self, id: &str) -> Result<Value, String> {
         let plugin = self.configured(id)?;
         let policy = plugin.permissions.map(parse).transpose()?;
-        Ok(json!({ "id": id, "permissions": policy }))
+        let quotas = self.quotas_of(id)?;
+        Ok(json!({ "id": id, "permissions": policy, "quotas": quotas }))
+    }
+
+    /// Plugin `id`'s quotas: its own (`plugins.<id>.quotas`) over the defaults.
+    pub fn quotas_of(&self, id: &str) -> Result<Quotas, String> {
+        let written = self.configured(id)?.quotas;
+        written
+            .map(|q| serde_json::from_value(q).map_err(|e| format!("plugins.{id}.quotas: {e}")))
+            .transpose()
+            .map(Option::unwrap_or_default)
+    }
+
+    /// Counts an SDK write of plugin `id` for `agent` against its quotas; a refusal is logged
+    /// under the plugin and returned.
+    pub(super) fn charge(
+        &self,
+        id: &str,
+        agent: &str,
+        spend: Spend,
+        bytes: u64,
+    ) -> Result<(), String> {
+        // A quota that does not parse is refused with the defaults, and said.
+        let quotas = self.quotas_of(id).unwrap_or_else(|e| {
+            self.host.log(id, &format!("{e}; the default quotas apply"));
+            Quotas::default()
+        });
+        self.quota_meter
+            .charge(&quotas, id, agent, spend, bytes)
+            .inspect_err(|e| self.host.log(id, e))
+    }
+
+    /// `paseo plugin quotas ID [--timeline-rows N] …`: sets the quotas given, keeps the rest.
+    pub fn plugin_set_quotas(&self, id: &str, changes: &Value) -> Result<Value, String> {
+        let mut quotas = serde_json::to_value(self.quotas_of(id)?).unwrap_or_default();
+        if let (Some(q), Some(changes)) = (quotas.as_object_mut(), changes.as_object()) {
+            for (key, value) in changes {
+                q.insert(key.clone(), value.clone());
+            }
+        }
+        let checked: Quotas = serde_json::from_value(quotas).map_err(|e| format!("quotas: {e}"))?;
+        let mut config = self.config.lock().unwrap();
+        let entry = config
+            .plugins
+            .get_mut(id)
+            .ok_or_else(|| format!("Plugin is not configured: {id}"))?;
+        let before = entry.quotas.replace(json!(checked));
+        if let Err(e) = self.store.save_config(&config) {
+            config.plugins.get_mut(id).unwrap().quotas = before;
+            return Err(e);
+        }
+        Ok(json!({ "id": id, "quotas": checked }))
     }
 
     /// `paseo plugin allow|deny ID …`: adds (or removes) grants, saves the policy and reloads

@@ -5,6 +5,7 @@ use std::sync::{Arc, OnceLock, Weak};
 use paseo_plugin_runtime::sdk::{Caller, PaseoDaemon, SdkError, SdkFuture};
 use serde_json::{json, Value};
 
+use super::quotas::Spend;
 use super::Daemon;
 
 /// `context.paseo` for plugins, answered by the daemon.
@@ -61,12 +62,11 @@ impl PaseoDaemon for Sdk {
     fn agents_send<'a>(&'a self, caller: &'a Caller, args: Value) -> SdkFuture<'a> {
         Box::pin(async move {
             let d = self.daemon()?;
-            d.send(
-                arg(&args, "agentId")?,
-                arg(&args, "text")?,
-                Some(&caller.plugin_id),
-            )
-            .map_err(sdk_err)?;
+            let agent = arg(&args, "agentId")?;
+            d.charge(&caller.plugin_id, agent, Spend::Send, 0)
+                .map_err(sdk_err)?;
+            d.send(agent, arg(&args, "text")?, Some(&caller.plugin_id))
+                .map_err(sdk_err)?;
             d.say(format!(
                 "plugin {} sent {:?} to {}",
                 caller.plugin_id,
@@ -106,6 +106,9 @@ impl PaseoDaemon for Sdk {
             let id = arg(&args, "agentId")?.to_string();
             d.agent_record(&id).map_err(sdk_err)?;
             let item = args["item"].clone();
+            let bytes = item.to_string().len() as u64;
+            d.charge(&caller.plugin_id, &id, Spend::TimelineRow, bytes)
+                .map_err(sdk_err)?;
             let seq = d
                 .store
                 .edit_timeline(&id, |items| {

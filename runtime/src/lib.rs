@@ -2,9 +2,9 @@
 //! JavaScript isolate and dispatches Paseo's hooks to it.
 //!
 //! The layers, each using only the ones above it:
-//! - [`logs`], [`permissions`], [`private_files`]: plugins' log tails; what each plugin may
-//!   touch; files for the owner's eyes only (leaves).
+//! - [`logs`], [`private_files`]: plugins' log tails; files for the owner's eyes only (leaves).
 //! - [`hooks`]: the hook catalogue and the typed payloads, validation: pure data.
+//!   [`permissions`]: what each plugin may touch, and audits of what it did.
 //! - [`engine`]: isolates (one thread each), the module loader, transpiling, limits. It runs
 //!   the capabilities it is handed and names none of them.
 //! - [`node`], [`sdk`]: capabilities (ops, their state, their JS): the `node:` builtins, and

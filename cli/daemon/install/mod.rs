@@ -167,11 +167,13 @@ impl Daemon {
             .get(id)
             .and_then(|e| e.permissions.clone())
             .or(pending);
+        let quotas = config.plugins.get(id).and_then(|e| e.quotas.clone());
         let entry = PluginConfig {
             source: "directory".into(),
             path: path.to_path_buf(),
             enabled: None,
             permissions,
+            quotas,
         };
         config.plugins.insert(id.to_string(), entry);
         if let Err(e) = self.store.save_config(&config) {

@@ -23,6 +23,9 @@ pub struct PluginConfig {
     /// the owner's rights.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permissions: Option<Value>,
+    /// Quotas on what it writes through the SDK (`quotas::Quotas`); absent: the defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quotas: Option<Value>,
 }
 
 impl PluginConfig {

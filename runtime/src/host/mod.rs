@@ -254,6 +254,13 @@ impl PluginHost {
             .clone()
     }
 
+    /// Writes a line into plugin `id`'s log, as the host's own lines are (`[paseo] …`): for
+    /// what the embedder refuses a plugin (a quota, say).
+    pub fn log(&self, id: &str, line: &str) {
+        self.log_tail(id)
+            .write(crate::logs::Stream::Stderr, &format!("[paseo] {line}"));
+    }
+
     /// The size of a running plugin's JS heap in bytes.
     pub async fn heap_size(&self, id: &str) -> Option<usize> {
         let isolate = self.isolate(id)?;
