@@ -808,6 +808,9 @@ pub struct BenchArgs {
     /// Prints one JSON object instead of a table
     #[arg(long)]
     pub json: bool,
+    /// Runs the plugins under a policy (what its checks cost)
+    #[command(flatten)]
+    pub allow: AllowFlags,
 }
 
 fn positive(s: &str) -> Result<usize, String> {

@@ -100,11 +100,17 @@ pub async fn run(args: &crate::args::BenchArgs) -> Result<ExitCode, String> {
     // The bench decides the cache, not the caller's environment (the engine reads it once).
     std::env::remove_var("V82JSC_BC_CACHE_DIR");
     std::env::remove_var("V82JSC_NO_BC_CACHE");
+    let policy = args.allow.policy()?;
     let host = Arc::new(PluginHost::new(HostOptions {
         bytecode_cache_dir: o.bytecode_cache.clone(),
         snapshot_cache_dir: o.snapshot_cache.clone(),
         standby: o.standby,
         spin: o.spin,
+        permissions: policy.map(|policy| {
+            let lookup: paseo_plugin_runtime::host::PolicyLookup =
+                Arc::new(move |_id: &str| Some(Ok(policy.clone())));
+            lookup
+        }),
         ..HostOptions::default()
     }));
     // Measured from a task on the runtime's workers, where a daemon dispatches hooks, not from
