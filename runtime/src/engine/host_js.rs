@@ -1,6 +1,7 @@
 //! The JavaScript the engine embeds (from `js/`), served to isolates by URL: internal modules
-//! (`paseo:internal/*`), host modules (`paseo:plugin*`) and `node:` builtins. Modules are loaded
-//! only when something imports them.
+//! (`paseo:internal/*`), host modules (`paseo:plugin*`) and `node:` builtins, whose table is
+//! also the list of builtins the loader resolves (`NODE_BUILTINS`). Modules are loaded only when
+//! something imports them.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -11,6 +12,8 @@ macro_rules! js {
     };
 }
 
+/// The host's own modules, by URL: internal, host and the helpers `node:` builtins share (the
+/// builtins themselves are in the `node_builtins!` table below).
 const SOURCES: &[(&str, &str)] = &[
     ("paseo:internal/bootstrap", js!("runtime/bootstrap.js")),
     ("paseo:internal/core", js!("runtime/core.js")),
@@ -120,62 +123,82 @@ const SOURCES: &[(&str, &str)] = &[
         "paseo:internal/node/internal/streams/writable",
         js!("node/internal/streams/writable.js"),
     ),
-    ("node:path", js!("node/path.js")),
-    ("node:path/posix", js!("node/path.js")),
-    ("node:util", js!("node/util.js")),
-    ("node:events", js!("node/events.js")),
-    ("node:buffer", js!("node/buffer.js")),
-    ("node:fs", js!("node/fs.js")),
-    ("node:fs/promises", js!("node/fs_promises.js")),
     ("paseo:internal/node/fs_streams", js!("node/fs_streams.js")),
     ("paseo:internal/node/fs_watch", js!("node/fs_watch.js")),
-    ("node:os", js!("node/os.js")),
-    ("node:process", js!("node/process.js")),
-    ("node:url", js!("node/url.js")),
-    ("node:timers", js!("node/timers.js")),
-    ("node:timers/promises", js!("node/timers_promises.js")),
-    ("node:module", js!("node/module.js")),
-    ("node:crypto", js!("node/crypto.js")),
-    ("node:child_process", js!("node/child_process.js")),
-    ("node:net", js!("node/net.js")),
-    ("node:dgram", js!("node/dgram.js")),
-    ("node:http", js!("node/http.js")),
-    ("node:https", js!("node/https.js")),
-    ("node:tls", js!("node/tls.js")),
-    ("node:dns", js!("node/dns.js")),
-    ("node:dns/promises", js!("node/dns_promises.js")),
     ("paseo:internal/web/fetch", js!("web/fetch.js")),
-    ("node:stream", js!("node/stream.js")),
-    ("node:stream/promises", js!("node/stream_promises.js")),
-    ("node:string_decoder", js!("node/string_decoder.js")),
-    ("node:assert", js!("node/assert.js")),
-    ("node:assert/strict", js!("node/assert_strict.js")),
-    ("node:querystring", js!("node/querystring.js")),
-    ("node:perf_hooks", js!("node/perf_hooks.js")),
-    ("node:sqlite", js!("node/sqlite.js")),
-    ("node:zlib", js!("node/zlib.js")),
-    ("node:console", js!("node/console.js")),
-    ("node:tty", js!("node/tty.js")),
-    (
-        "node:diagnostics_channel",
-        js!("node/diagnostics_channel.js"),
-    ),
-    ("node:constants", js!("node/constants.js")),
-    ("node:punycode", js!("node/punycode.js")),
-    ("node:util/types", js!("node/util_types.js")),
-    ("node:stream/web", js!("node/stream_web.js")),
-    ("node:worker_threads", js!("node/worker_threads.js")),
-    ("node:http2", js!("node/http2.js")),
-    ("node:readline", js!("node/readline.js")),
-    ("node:readline/promises", js!("node/readline_promises.js")),
-    ("node:async_hooks", js!("node/async_hooks.js")),
-    ("node:v8", js!("node/v8.js")),
     (
         "paseo:internal/node/internal/v8_wire",
         js!("node/internal/v8_wire.js"),
     ),
-    ("node:vm", js!("node/vm.js")),
 ];
+
+/// Makes, from one table of the `node:` builtins this host implements (bare name, file under
+/// `js/`), both `NODE_BUILTINS` (the names, in the table's order, which is
+/// `module.builtinModules`'s) and `NODE_SOURCES` (their code by `node:` URL), so that the
+/// builtins the loader resolves and the builtins served are the same ones.
+macro_rules! node_builtins {
+    ($(($name:literal, $path:literal)),* $(,)?) => {
+        /// Node builtins this host implements, by bare name (`engine::modules` adds those Node
+        /// has and this host lacks).
+        pub const NODE_BUILTINS: &[&str] = &[$($name),*];
+
+        /// The code of each of `NODE_BUILTINS`, by `node:` URL.
+        const NODE_SOURCES: &[(&str, &str)] = &[$((concat!("node:", $name), js!($path))),*];
+    };
+}
+
+node_builtins![
+    ("path", "node/path.js"),
+    ("path/posix", "node/path.js"),
+    ("os", "node/os.js"),
+    ("fs", "node/fs.js"),
+    ("fs/promises", "node/fs_promises.js"),
+    ("util", "node/util.js"),
+    ("events", "node/events.js"),
+    ("buffer", "node/buffer.js"),
+    ("url", "node/url.js"),
+    ("timers", "node/timers.js"),
+    ("timers/promises", "node/timers_promises.js"),
+    ("process", "node/process.js"),
+    ("module", "node/module.js"),
+    ("crypto", "node/crypto.js"),
+    ("child_process", "node/child_process.js"),
+    ("net", "node/net.js"),
+    ("dgram", "node/dgram.js"),
+    ("http", "node/http.js"),
+    ("https", "node/https.js"),
+    ("tls", "node/tls.js"),
+    ("dns", "node/dns.js"),
+    ("dns/promises", "node/dns_promises.js"),
+    ("stream", "node/stream.js"),
+    ("stream/promises", "node/stream_promises.js"),
+    ("string_decoder", "node/string_decoder.js"),
+    ("assert", "node/assert.js"),
+    ("assert/strict", "node/assert_strict.js"),
+    ("querystring", "node/querystring.js"),
+    ("perf_hooks", "node/perf_hooks.js"),
+    ("sqlite", "node/sqlite.js"),
+    ("zlib", "node/zlib.js"),
+    ("console", "node/console.js"),
+    ("tty", "node/tty.js"),
+    ("diagnostics_channel", "node/diagnostics_channel.js"),
+    ("constants", "node/constants.js"),
+    ("punycode", "node/punycode.js"),
+    ("util/types", "node/util_types.js"),
+    ("stream/web", "node/stream_web.js"),
+    ("worker_threads", "node/worker_threads.js"),
+    ("http2", "node/http2.js"),
+    ("readline", "node/readline.js"),
+    ("readline/promises", "node/readline_promises.js"),
+    ("async_hooks", "node/async_hooks.js"),
+    ("v8", "node/v8.js"),
+    ("vm", "node/vm.js"),
+];
+
+/// Every embedded module: the host's own (`SOURCES`), then the `node:` builtins.
+fn sources() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+    SOURCES.iter().chain(NODE_SOURCES)
+}
 
 /// A host module's code as the engine evaluates it: its source, then (for every module but the
 /// engine's primitives) a note that it finished evaluating, which `process.moduleLoadList`
@@ -185,8 +208,7 @@ const SOURCES: &[(&str, &str)] = &[
 pub fn module_code(url: &str) -> Option<&'static str> {
     static CODE: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
     let code = CODE.get_or_init(|| {
-        SOURCES
-            .iter()
+        sources()
             .map(|&(url, code)| {
                 let code: &'static str = if url == "paseo:internal/core" {
                     code
@@ -242,8 +264,7 @@ const LAZY_INTERNAL: &[&str] = &[
 pub fn lazy_extension() -> deno_core::Extension {
     static FILES: OnceLock<Vec<(&'static str, Arc<str>)>> = OnceLock::new();
     let files = FILES.get_or_init(|| {
-        SOURCES
-            .iter()
+        sources()
             .filter(|(url, _)| is_lazy(url))
             .map(|&(url, _)| {
                 let code = module_code(url).expect("lazy host module is embedded");
@@ -289,13 +310,37 @@ mod tests {
     /// where nothing can hide one, so they need no restating.
     #[test]
     fn every_host_module_has_its_imports_before_its_code() {
-        for &(url, _) in SOURCES {
+        for &(url, _) in sources() {
             let code = module_code(url).unwrap();
             let specifier = deno_core::ModuleSpecifier::parse(url).unwrap();
             assert_eq!(
                 super::super::imports::header(&specifier, code),
                 None,
                 "{url} has an import after other code"
+            );
+        }
+    }
+
+    /// The `node:` builtins served are those `NODE_BUILTINS` lists (which the loader resolves,
+    /// `engine::modules`), each once: none is added to `SOURCES` behind the table's back.
+    #[test]
+    fn node_builtins_are_the_node_modules_served() {
+        let served: Vec<&str> = sources()
+            .filter_map(|(url, _)| url.strip_prefix("node:"))
+            .collect();
+        assert_eq!(served, NODE_BUILTINS);
+        let mut unique = NODE_BUILTINS.to_vec();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(
+            unique.len(),
+            NODE_BUILTINS.len(),
+            "a builtin is listed twice"
+        );
+        for name in NODE_BUILTINS {
+            assert!(
+                module_code(&format!("node:{name}")).is_some(),
+                "node:{name} is listed but not served"
             );
         }
     }
