@@ -315,32 +315,22 @@ async fn workspaces_are_followed_as_they_come() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_policy_that_cannot_be_used_fails_the_load_and_says_why() {
     let settings = tempfile::tempdir().unwrap();
-    let host = host_with(
-        Some(json!({ "reed": ["/tmp"] })),
-        settings.path(),
-        Arc::default(),
-    );
-    let e = host
-        .load(&fixture("permissions"))
-        .await
-        .unwrap_err()
-        .to_string();
+    let load_error = |policy: Value| {
+        let host = host_with(Some(policy), settings.path(), Arc::default());
+        async move {
+            host.load(&fixture("permissions"))
+                .await
+                .unwrap_err()
+                .to_string()
+        }
+    };
+    let e = load_error(json!({ "reed": ["/tmp"] })).await;
     assert!(
         e.starts_with("Plugin permissions has a policy that cannot be used: permissions: unknown field `reed`"),
         "{e}"
     );
-    let host = host_with(
-        Some(json!({ "read": ["relative"] })),
-        settings.path(),
-        Arc::default(),
-    );
-    let e = host
-        .load(&fixture("permissions"))
-        .await
-        .unwrap_err()
-        .to_string();
     assert_eq!(
-        e,
+        load_error(json!({ "read": ["relative"] })).await,
         "Plugin permissions has a policy that cannot be used: permissions.read: \"relative\" is not an absolute path or one of $PLUGIN, $DATA, $WORKSPACES, $TMP, ~"
     );
 }

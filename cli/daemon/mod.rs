@@ -150,17 +150,9 @@ impl Daemon {
         if let Some((addr, options)) = &startup.inspect {
             // Listening, and said where, before a plugin loads: with --inspect-brk each waits.
             let inspector = inspector::Inspector::serve(daemon.host.clone(), *addr).await?;
-            let configured: Vec<String> = daemon
-                .config
-                .lock()
-                .unwrap()
-                .plugins
-                .keys()
-                .cloned()
-                .collect();
             let ids: Vec<String> = match &options.plugins {
                 Some(ids) => ids.clone(),
-                None => configured,
+                None => daemon.configured_ids(),
             };
             inspector.announce(Some(&ids));
             *daemon.inspector.lock().unwrap() = Some(inspector);

@@ -134,6 +134,17 @@ impl Daemon {
         started.map_err(|e| e.to_string())
     }
 
+    /// The IDs of the plugins in config.json, in order.
+    pub(super) fn configured_ids(&self) -> Vec<String> {
+        self.config
+            .lock()
+            .unwrap()
+            .plugins
+            .keys()
+            .cloned()
+            .collect()
+    }
+
     /// The configuration of plugin `id`; the ID is checked first, so callers may join it into
     /// a path.
     pub(super) fn configured(&self, id: &str) -> Result<PluginConfig, String> {
@@ -195,14 +206,7 @@ impl Daemon {
     pub async fn plugin_stats(&self, id: Option<&str>) -> Result<Value, String> {
         let configured: Vec<String> = match id {
             Some(id) => vec![self.configured(id).map(|_| id.to_string())?],
-            None => self
-                .config
-                .lock()
-                .unwrap()
-                .plugins
-                .keys()
-                .cloned()
-                .collect(),
+            None => self.configured_ids(),
         };
         // Asked of that plugin alone: each report asks its isolate for its heap.
         let reports = match self.host.stats(id).await {
