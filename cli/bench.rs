@@ -95,7 +95,8 @@ pub async fn run(args: &crate::args::BenchArgs) -> Result<ExitCode, String> {
         &o.plugin
             .canonicalize()
             .map_err(|_| format!("Plugin directory not found: {}", o.plugin.display()))?,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let bytecode_cache = cache_state(o.bytecode_cache.as_deref());
     // The bench decides the cache, not the caller's environment (the engine reads it once).
     std::env::remove_var("V82JSC_BC_CACHE_DIR");

@@ -148,7 +148,7 @@ impl Daemon {
     /// The configuration of plugin `id`; the ID is checked first, so callers may join it into
     /// a path.
     pub(super) fn configured(&self, id: &str) -> Result<PluginConfig, String> {
-        check_plugin_id(id)?;
+        check_plugin_id(id).map_err(|e| e.to_string())?;
         self.config
             .lock()
             .unwrap()

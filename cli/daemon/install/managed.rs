@@ -77,7 +77,7 @@ impl Daemon {
             return self.plugin_install_with(&dir, id, progress).await;
         }
         if let Some(id) = id {
-            check_plugin_id(id)?;
+            check_plugin_id(id).map_err(|e| e.to_string())?;
         }
         let (target, registry) = Target::of(source, git_ref.map(str::to_string), true, &|url| {
             self.registry_credentials(url)

@@ -23,6 +23,12 @@ struct Unprepared {
     error: String,
 }
 
+impl From<paseo_plugin_runtime::HostError> for Unprepared {
+    fn from(e: paseo_plugin_runtime::HostError) -> Self {
+        Unprepared::from(e.to_string())
+    }
+}
+
 impl From<String> for Unprepared {
     fn from(error: String) -> Self {
         Unprepared { id: None, error }
@@ -101,7 +107,7 @@ impl Daemon {
         let prepared =
             match manifest.check_requirements(&id, Some(paseo_plugin_runtime::PASEO_VERSION)) {
                 Ok(()) => run_build(dir, &manifest, &id, progress).await,
-                Err(e) => Err(e),
+                Err(e) => Err(e.to_string()),
             };
         match prepared {
             Ok(()) => Ok(id),

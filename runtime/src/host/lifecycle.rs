@@ -117,10 +117,10 @@ impl PluginHost {
         let directory = dir
             .canonicalize()
             .map_err(|_| HostError::DirectoryNotFound(dir.to_path_buf()))?;
-        let manifest = Manifest::read(&directory).map_err(HostError::Manifest)?;
+        let manifest = Manifest::read(&directory)?;
         let id = match id {
             Some(id) => {
-                manifest::check_plugin_id(id).map_err(HostError::Manifest)?;
+                manifest::check_plugin_id(id)?;
                 id.to_string()
             }
             None => manifest.id.clone(),
@@ -216,10 +216,12 @@ impl PluginHost {
     ) -> Result<Option<Isolate>, String> {
         let manifest = match manifest {
             Some(m) => m,
-            None => Manifest::read(directory)?,
+            None => Manifest::read(directory).map_err(|e| e.to_string())?,
         };
-        manifest.check_requirements(id, self.options.paseo_version.as_deref())?;
-        let Some(entry) = manifest::find_server_entry(directory)? else {
+        manifest
+            .check_requirements(id, self.options.paseo_version.as_deref())
+            .map_err(|e| e.to_string())?;
+        let Some(entry) = manifest::find_server_entry(directory).map_err(|e| e.to_string())? else {
             return Ok(None); // client-only plugin: nothing runs on the daemon
         };
         let storage_dir = self.options.settings_dir.as_ref().map(|d| d.join(id));

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::HostError;
+
 pub const MIGRATION_ACTION: &str =
     "Ask its author to update it. Plugin authors can follow the migration guide: https://paseo.sh/docs/plugins/migration";
 
@@ -38,15 +40,15 @@ pub fn is_valid_plugin_id(id: &str) -> bool {
 
 /// [`is_valid_plugin_id`] with the message every entry point gives (install `--id`, the daemon's
 /// control API, `config.json`).
-pub fn check_plugin_id(id: &str) -> Result<(), String> {
+pub fn check_plugin_id(id: &str) -> Result<(), HostError> {
     if is_valid_plugin_id(id) {
         return Ok(());
     }
     let shown: String = id.chars().take(80).collect();
     let more = if id.chars().count() > 80 { "…" } else { "" };
-    Err(format!(
+    Err(HostError::Manifest(format!(
         "Invalid plugin ID \"{shown}{more}\": it must start with a lowercase letter, contain only lowercase letters, digits and hyphens, and be at most {MAX_PLUGIN_ID_LEN} characters"
-    ))
+    )))
 }
 
 /// The keys of Paseo's manifest schema in its newest version; any other key is refused, so that
@@ -76,7 +78,12 @@ fn asset_path(p: &str) -> bool {
 }
 
 impl Manifest {
-    pub fn read(dir: &Path) -> Result<Manifest, String> {
+    /// Reads and checks `dir/paseo-plugin.json` against Paseo's manifest schema.
+    pub fn read(dir: &Path) -> Result<Manifest, HostError> {
+        Self::read_checked(dir).map_err(HostError::Manifest)
+    }
+
+    fn read_checked(dir: &Path) -> Result<Manifest, String> {
         let path = dir.join("paseo-plugin.json");
         let text = std::fs::read_to_string(&path)
             .map_err(|_| format!("Plugin manifest is missing: {}", path.display()))?;
@@ -183,7 +190,16 @@ impl Manifest {
     }
 
     /// Checks `requirements.paseo` against the daemon's version (`None`: unknown).
-    pub fn check_requirements(&self, id: &str, daemon_version: Option<&str>) -> Result<(), String> {
+    pub fn check_requirements(
+        &self,
+        id: &str,
+        daemon_version: Option<&str>,
+    ) -> Result<(), HostError> {
+        self.requirements_met(id, daemon_version)
+            .map_err(HostError::Manifest)
+    }
+
+    fn requirements_met(&self, id: &str, daemon_version: Option<&str>) -> Result<(), String> {
         let Some(version) = daemon_version else {
             return Err(format!(
                 "Cannot check plugin \"{id}\" requirements: Paseo daemon version is unknown. Update the daemon."
@@ -213,7 +229,11 @@ impl Manifest {
 
 /// The server entry: `index.server.ts` before `index.server.tsx`. `Ok(None)` for a plugin with
 /// only a client entry.
-pub fn find_server_entry(dir: &Path) -> Result<Option<PathBuf>, String> {
+pub fn find_server_entry(dir: &Path) -> Result<Option<PathBuf>, HostError> {
+    server_entry(dir).map_err(HostError::Manifest)
+}
+
+fn server_entry(dir: &Path) -> Result<Option<PathBuf>, String> {
     let first = |names: &[&str]| names.iter().map(|n| dir.join(n)).find(|p| p.is_file());
     if let Some(entry) = first(&["index.server.ts", "index.server.tsx"]) {
         return Ok(Some(entry));
@@ -259,7 +279,7 @@ mod tests {
         assert_eq!(m.media.len(), 2);
         let err = |json: &str| {
             write(json);
-            let e = Manifest::read(&dir).unwrap_err();
+            let e = Manifest::read(&dir).unwrap_err().to_string();
             e.split_once(": ").unwrap().1.to_string()
         };
         assert_eq!(
@@ -297,19 +317,20 @@ mod tests {
             .check_requirements("x", Some("0.8.0-beta.1"))
             .is_ok());
         assert_eq!(
-            manifest(Some(">=0.15.0")).check_requirements("x", Some("0.14.0")).unwrap_err(),
+            manifest(Some(">=0.15.0")).check_requirements("x", Some("0.14.0")).unwrap_err().to_string(),
             "Plugin \"x\" requires Paseo >=0.15.0. Your daemon is 0.14.0. Use a compatible plugin version or update the daemon."
         );
         assert_eq!(
             manifest(None)
                 .check_requirements("x", Some("0.14.0"))
-                .unwrap_err(),
+                .unwrap_err()
+                .to_string(),
             format!(
                 "Plugin \"x\" requires Paseo <0.8.0. Your daemon is 0.14.0. {MIGRATION_ACTION}"
             )
         );
         assert_eq!(
-            manifest(None).check_requirements("x", None).unwrap_err(),
+            manifest(None).check_requirements("x", None).unwrap_err().to_string(),
             "Cannot check plugin \"x\" requirements: Paseo daemon version is unknown. Update the daemon."
         );
     }
@@ -326,6 +347,7 @@ mod tests {
         assert!(!is_valid_plugin_id(&"a".repeat(MAX_PLUGIN_ID_LEN + 1)));
         assert!(check_plugin_id(&"a".repeat(5000))
             .unwrap_err()
+            .to_string()
             .contains("at most 64 characters"));
     }
 }

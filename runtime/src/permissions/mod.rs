@@ -85,6 +85,11 @@ impl Policy {
     }
 }
 
+/// Why a policy cannot be used: the entry (`permissions.read: …`) and the reason.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PolicyError(String);
+
 /// What a check is about; `node_name` is the `permission` of Node's `ERR_ACCESS_DENIED`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -212,7 +217,11 @@ pub struct Permissions {
 
 impl Permissions {
     /// Compiles `policy` for a plugin, or says which entry is wrong and why.
-    pub fn new(policy: Policy, places: Places) -> Result<Permissions, String> {
+    pub fn new(policy: Policy, places: Places) -> Result<Permissions, PolicyError> {
+        Self::compile(policy, places).map_err(PolicyError)
+    }
+
+    fn compile(policy: Policy, places: Places) -> Result<Permissions, String> {
         let audit = policy
             .audit
             .then(|| audit::Audit::open(places.data.as_ref().map(|d| d.join(audit::FILE))));
@@ -670,6 +679,7 @@ mod tests {
             Permissions::new(policy, places(Path::new("/x")))
                 .err()
                 .unwrap()
+                .to_string()
         };
         assert_eq!(
             bad(Policy { read: vec!["relative/dir".into()], ..Policy::default() }),
