@@ -12,6 +12,7 @@ use paseo_plugin_runtime::permissions::Policy;
 use serde_json::{json, Value};
 
 use super::quotas::{Quotas, Spend};
+use super::store::PluginConfig;
 use super::Daemon;
 
 /// The daemon, once it exists, for the host's lookups made before it did.
@@ -97,16 +98,7 @@ impl Daemon {
             }
         }
         let checked: Quotas = serde_json::from_value(quotas).map_err(|e| format!("quotas: {e}"))?;
-        let mut config = self.config.lock().unwrap();
-        let entry = config
-            .plugins
-            .get_mut(id)
-            .ok_or_else(|| format!("Plugin is not configured: {id}"))?;
-        let before = entry.quotas.replace(json!(checked));
-        if let Err(e) = self.store.save_config(&config) {
-            config.plugins.get_mut(id).unwrap().quotas = before;
-            return Err(e);
-        }
+        self.save_entry(id, |entry| entry.quotas = Some(json!(checked)))?;
         Ok(json!({ "id": id, "quotas": checked }))
     }
 
@@ -180,14 +172,21 @@ impl Daemon {
 
     /// Writes plugin `id`'s policy to config.json (as it was on failure).
     fn save_policy(&self, id: &str, policy: &Policy) -> Result<(), String> {
+        self.save_entry(id, |entry| entry.permissions = Some(json!(policy)))
+    }
+
+    /// Changes plugin `id`'s entry in config.json and saves it; on a failed save the entry is
+    /// as it was.
+    fn save_entry(&self, id: &str, change: impl FnOnce(&mut PluginConfig)) -> Result<(), String> {
         let mut config = self.config.lock().unwrap();
         let entry = config
             .plugins
             .get_mut(id)
             .ok_or_else(|| format!("Plugin is not configured: {id}"))?;
-        let before = entry.permissions.replace(json!(policy));
+        let before = entry.clone();
+        change(entry);
         if let Err(e) = self.store.save_config(&config) {
-            config.plugins.get_mut(id).unwrap().permissions = before;
+            config.plugins.insert(id.to_string(), before);
             return Err(e);
         }
         Ok(())

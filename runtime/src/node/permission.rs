@@ -57,11 +57,11 @@ impl JsErrorClass for AccessDenied {
     }
 }
 
-/// The bound plugin's permissions, if it has a policy.
-fn permissions(state: &OpState) -> Option<(Arc<PluginShared>, Arc<Permissions>)> {
+/// The bound plugin and its permissions, if it has a policy: borrowed, as every op that reaches
+/// outside the isolate asks.
+fn permissions(state: &OpState) -> Option<(&PluginShared, &Permissions)> {
     let shared = state.try_borrow::<Arc<PluginShared>>()?;
-    let permissions = shared.permissions.clone()?;
-    Some((shared.clone(), permissions))
+    Some((shared, shared.permissions.as_deref()?))
 }
 
 /// Runs `check` against the plugin's permissions (none: allowed); a denial is logged under the
@@ -73,7 +73,7 @@ pub(crate) fn check(
     let Some((shared, permissions)) = permissions(state) else {
         return Ok(());
     };
-    check(&permissions).map_err(|denied| {
+    check(permissions).map_err(|denied| {
         shared.logs.write(
             Stream::Stderr,
             &format!(
